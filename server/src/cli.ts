@@ -1,0 +1,178 @@
+/**
+ * apidrift's command line: `apidrift check --target PATH [--target PATH ...] [--format text|json] PATH...`
+ *
+ * Exit codes: 0 nothing found, 1 findings, 2 usage or target error (one line on stderr).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Engine, type Finding, TargetError } from './engine';
+
+export const JSON_SCHEMA_VERSION = 1;
+
+const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--format text|json] PATH...
+
+  Checks Python files (or folders, recursively) against the target: the source of the library
+  version you are moving to (a folder on the import path, or a .whl/.zip archive).
+
+exit codes: 0 no findings, 1 findings, 2 usage or target error`;
+
+class UsageError extends Error {}
+
+interface CheckArgs {
+  targets: string[];
+  format: 'text' | 'json';
+  paths: string[];
+}
+
+function parseArgs(argv: string[]): CheckArgs {
+  const [command, ...rest] = argv;
+  if (command !== 'check') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
+  const out: CheckArgs = { targets: [], format: 'text', paths: [] };
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    const value = (): string => {
+      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : rest[++i];
+      if (v === undefined || v === '') throw new UsageError(`${a.split('=')[0]} needs a value`);
+      return v;
+    };
+    if (a === '--target' || a.startsWith('--target=')) out.targets.push(value());
+    else if (a === '--format' || a.startsWith('--format=')) {
+      const f = value();
+      if (f !== 'text' && f !== 'json') throw new UsageError(`--format must be text or json, not '${f}'`);
+      out.format = f;
+    } else if (a === '--') out.paths.push(...rest.slice(i + 1)), (i = rest.length);
+    else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else out.paths.push(a);
+  }
+  if (out.targets.length === 0) throw new UsageError('at least one --target is required');
+  if (out.paths.length === 0) throw new UsageError('no files to check');
+  return out;
+}
+
+/** Python files under the given paths, in a stable order; unreadable entries are reported, not fatal. */
+export function collectFiles(paths: string[], warn: (msg: string) => void): string[] {
+  const files: string[] = [];
+  const seen = new Set<string>();
+  const visit = (p: string, top: boolean): void => {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(p);
+    } catch (e) {
+      if (top) throw new UsageError(`no such file or folder: ${p}`);
+      warn(`skipped ${p}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+      return;
+    }
+    if (st.isDirectory()) {
+      let real: string;
+      try {
+        real = fs.realpathSync(p);
+      } catch {
+        return;
+      }
+      if (seen.has(real)) return; // symlink loop
+      seen.add(real);
+      let entries: string[];
+      try {
+        entries = fs.readdirSync(p).sort();
+      } catch (e) {
+        warn(`skipped ${p}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+        return;
+      }
+      for (const e of entries) {
+        if (e.startsWith('.') || e === '__pycache__' || e === 'node_modules') continue;
+        visit(path.join(p, e), false);
+      }
+    } else if (top || /\.pyi?$/.test(p)) {
+      files.push(p);
+    }
+  };
+  for (const p of paths) visit(p, true);
+  return files;
+}
+
+function formatText(f: Finding): string {
+  return `${f.file}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} [${f.code}] ${f.message}`;
+}
+
+export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  let args: CheckArgs;
+  try {
+    args = parseArgs(argv);
+  } catch (e) {
+    io.stderr.write(`apidrift: ${(e as Error).message}\n${USAGE.split('\n')[0]}\n`);
+    return 2;
+  }
+  const started = performance.now();
+  let engine: Engine;
+  let files: string[];
+  try {
+    engine = await Engine.open({ targets: args.targets, wasmDir: __dirname });
+    files = collectFiles(args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`));
+  } catch (e) {
+    if (e instanceof TargetError || e instanceof UsageError) {
+      io.stderr.write(`apidrift: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const findings: Finding[] = [];
+  let callsChecked = 0;
+  let callsUnknown = 0;
+  let checkedFiles = 0;
+  for (const file of files) {
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8').decode(fs.readFileSync(file)).replace(/^\uFEFF/, '');
+    } catch (e) {
+      io.stderr.write(`apidrift: skipped ${file}: ${(e as NodeJS.ErrnoException).code ?? e}\n`);
+      continue;
+    }
+    const r = engine.check(text, file);
+    findings.push(...r.findings);
+    callsChecked += r.callsChecked;
+    callsUnknown += r.callsUnknown;
+    checkedFiles++;
+  }
+  const ms = Math.round(performance.now() - started);
+  if (args.format === 'json') {
+    const out = {
+      version: JSON_SCHEMA_VERSION,
+      diagnostics: findings.map((f) => ({
+        file: f.file,
+        range: f.range,
+        severity: f.severity,
+        code: f.code,
+        message: f.message,
+        callee: f.callee,
+        param: f.param,
+        definition: f.definition,
+        fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits })),
+      })),
+      stats: { files: checkedFiles, callsChecked, callsUnknown, targetModulesRead: engine.modulesRead, ms },
+    };
+    io.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  } else {
+    for (const f of findings) io.stdout.write(formatText(f) + '\n');
+    io.stdout.write(
+      `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${checkedFiles} file${checkedFiles === 1 ? '' : 's'} ` +
+        `(${callsChecked} calls checked, ${callsUnknown} unknown, ${engine.modulesRead} target modules read, ${ms} ms)\n`,
+    );
+  }
+  return findings.length > 0 ? 1 : 0;
+}
+
+if (require.main === module) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (e) => {
+      process.stderr.write(`apidrift: internal error: ${(e as Error).stack ?? e}\n`);
+      process.exitCode = 2;
+    },
+  );
+}

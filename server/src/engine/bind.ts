@@ -1,0 +1,99 @@
+/**
+ * CPython's argument binding, decided statically (SEMANTICS A1/A2): which errors a call with
+ * these arguments certainly raises against a signature. Star arguments of unknown length are
+ * handled conservatively: only what fails whatever they contain is reported.
+ */
+import type { BindErrorKind, Sig } from './callables';
+
+export interface CallArg {
+  kind: 'positional' | 'keyword' | 'star' | 'dstar';
+  name?: string;
+  /** Index of the argument node in the call, for ranges. */
+  index: number;
+}
+
+export interface BindError {
+  kind: BindErrorKind;
+  param: string | null;
+  /** The argument concerned, or undefined for a missing parameter. */
+  argIndex?: number;
+  message: string;
+}
+
+export function bindCall(sig: Sig, args: CallArg[]): BindError[] {
+  const errors: BindError[] = [];
+  const params = sig.params;
+  const positionalParams = params.filter((p) => p.kind === 'posonly' || p.kind === 'normal');
+  const hasVarargs = params.some((p) => p.kind === 'varargs');
+  const hasVarkw = params.some((p) => p.kind === 'varkw');
+  const filled = new Set<string>();
+  const maybeFilled = new Set<string>();
+  const firstStar = args.findIndex((a) => a.kind === 'star');
+  const hasStar = firstStar >= 0;
+  const hasDstar = args.some((a) => a.kind === 'dstar');
+  const name = sig.name;
+
+  // 1. positional arguments
+  let slot = 0;
+  let tooMany: CallArg | undefined;
+  let positionalCount = 0;
+  for (const a of args) {
+    if (a.kind === 'star') {
+      for (let i = slot; i < positionalParams.length; i++) maybeFilled.add(positionalParams[i].name);
+      continue;
+    }
+    if (a.kind !== 'positional') continue;
+    positionalCount++;
+    if (!hasStar || args.indexOf(a) < firstStar) {
+      if (slot < positionalParams.length) filled.add(positionalParams[slot].name);
+      else if (!hasVarargs && !tooMany) tooMany = a;
+      slot++;
+    } else if (!hasVarargs && positionalCount > positionalParams.length && !tooMany) {
+      // positionals after *x: the star may be empty, but the literal ones alone already overflow
+      tooMany = a;
+    }
+  }
+  if (tooMany) {
+    const takes = positionalParams.length;
+    errors.push({
+      kind: 'too-many-positional',
+      param: null,
+      argIndex: tooMany.index,
+      message: `${name}() takes ${takes} positional argument${takes === 1 ? '' : 's'} but ${positionalCount}${hasStar ? ' or more' : ''} were given`,
+    });
+  }
+
+  // 2. keyword arguments
+  for (const a of args) {
+    if (a.kind !== 'keyword' || !a.name) continue;
+    const p = params.find((x) => x.name === a.name && (x.kind === 'normal' || x.kind === 'kwonly' || x.kind === 'posonly'));
+    if (p && p.kind !== 'posonly') {
+      if (filled.has(p.name)) {
+        errors.push({ kind: 'multiple-values', param: p.name, argIndex: a.index, message: `${name}() got multiple values for argument '${p.name}'` });
+      } else {
+        filled.add(p.name);
+      }
+      continue;
+    }
+    if (p && p.kind === 'posonly') {
+      if (!hasVarkw) {
+        errors.push({ kind: 'positional-only-as-keyword', param: p.name, argIndex: a.index, message: `${name}() got a positional-only argument passed as keyword argument: '${p.name}'` });
+      }
+      continue;
+    }
+    if (!hasVarkw && !sig.ignoredKeywords?.has(a.name)) {
+      errors.push({ kind: 'unexpected-keyword', param: a.name, argIndex: a.index, message: `${name}() got an unexpected keyword argument '${a.name}'` });
+    }
+  }
+
+  // 3. required parameters left empty
+  for (const p of params) {
+    if (p.hasDefault || filled.has(p.name) || p.kind === 'varargs' || p.kind === 'varkw') continue;
+    if (maybeFilled.has(p.name)) continue;
+    if (hasDstar && (p.kind === 'normal' || p.kind === 'kwonly')) continue;
+    if (hasStar && p.kind !== 'kwonly') continue;
+    const what = p.kind === 'kwonly' ? 'keyword-only argument' : 'positional argument';
+    errors.push({ kind: 'missing-argument', param: p.name, message: `${name}() missing 1 required ${what}: '${p.name}'` });
+  }
+  return sig.reports ? errors.filter((e) => sig.reports!.has(e.kind)) : errors;
+}

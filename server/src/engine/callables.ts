@@ -1,0 +1,597 @@
+/**
+ * From a resolved value to the signature(s) a call must bind to: functions with their
+ * decorators, bound and unbound methods, and class construction along the MRO with the
+ * synthesised `__init__` of dataclasses, pydantic, msgspec structs, NamedTuples and enums.
+ */
+import type { Program, Value } from './program';
+import { known } from './program';
+import { ALLOWED_AFTER_OWNER, ENUM_BASES, isBuiltinException, TRANSPARENT_CLASS_DECORATORS, TRANSPARENT_FUNCTION_DECORATORS } from './specials';
+import type { ClassInfo, FieldInfo, FunctionInfo, ModuleSummary } from './summary';
+import { dotted, type Expr, formatParams, type Param } from './syntax';
+import type { SourceLocation } from './types';
+
+export type BindErrorKind = 'missing-argument' | 'unexpected-keyword' | 'too-many-positional' | 'multiple-values' | 'positional-only-as-keyword';
+
+export interface Sig {
+  params: Param[];
+  /** Short name for messages, e.g. `Scheduler` or `Scheduler.schedule`. */
+  name: string;
+  /** Dotted qualified name of the callee in the target. */
+  qualname: string;
+  definition: SourceLocation | null;
+  /** How the signature arises, for explanations. */
+  origin: string;
+  /** The error kinds this signature may report; all when absent. */
+  reports?: Set<BindErrorKind>;
+  /** Keywords accepted although no parameter names them. */
+  ignoredKeywords?: Set<string>;
+}
+
+export type CallSpec =
+  | { kind: 'known'; qualname: string; alternatives: Sig[][] }
+  | { kind: 'unknown'; reason: string };
+
+export type Access = 'plain' | 'class' | 'instance';
+
+const unknown = (reason: string): CallSpec => ({ kind: 'unknown', reason });
+
+export function sigText(sig: Sig): string {
+  return `${sig.name}${formatParams(sig.params)}`;
+}
+
+export function exprText(e: Expr | undefined): string {
+  if (!e) return '...';
+  switch (e.kind) {
+    case 'name':
+      return e.name;
+    case 'attr':
+      return dotted(e) ?? '...';
+    case 'str':
+      return JSON.stringify(e.value);
+    case 'const':
+    case 'other':
+      return e.text;
+    case 'strs':
+      return '[...]';
+    case 'call':
+      return `${exprText(e.callee)}(...)`;
+    default:
+      return '...';
+  }
+}
+
+type Entry =
+  | { kind: 'class'; cls: ClassInfo; summary: ModuleSummary }
+  | { kind: 'special'; name: string }
+  | { kind: 'external'; qualname: string }
+  | { kind: 'unknown'; reason: string };
+
+function sameEntry(a: Entry, b: Entry): boolean {
+  if (a.kind === 'class' && b.kind === 'class') return a.cls === b.cls;
+  if (a.kind === 'special' && b.kind === 'special') return a.name === b.name;
+  if (a.kind === 'external' && b.kind === 'external') return a.qualname === b.qualname;
+  return false;
+}
+
+interface DataclassDeco {
+  flavor: 'stdlib' | 'pydantic';
+  kwOnly: boolean;
+  init: boolean;
+  forbidExtra: boolean;
+}
+
+type DecoratorKind = { kind: 'dataclass'; deco: DataclassDeco } | { kind: 'transparent' } | { kind: 'unknown'; reason: string };
+
+function callKeyword(d: Expr, name: string): Expr | undefined {
+  if (d.kind !== 'call') return undefined;
+  return d.args.find((a) => a.name === name)?.value;
+}
+
+function isTrue(e: Expr | undefined): boolean {
+  return !!e && e.kind === 'const' && e.text === 'True';
+}
+function isFalse(e: Expr | undefined): boolean {
+  return !!e && e.kind === 'const' && e.text === 'False';
+}
+
+export class Callables {
+  private readonly mroCache = new WeakMap<ClassInfo, Entry[] | null>();
+
+  constructor(readonly program: Program) {}
+
+  // ---- values to call specs ----
+
+  specOf(v: Value, access: Access = 'plain', depth = 0): CallSpec {
+    if (depth > 20) return unknown('too deep');
+    switch (v.kind) {
+      case 'function':
+        return this.functionSpec(v.fn, v.summary, v.owner, access);
+      case 'class':
+        return this.constructorSpec(v.cls, v.summary);
+      case 'anyOf': {
+        const specs = v.values.map((x) => this.specOf(x, access, depth + 1));
+        const bad = specs.find((s) => s.kind === 'unknown');
+        if (bad) return bad;
+        const known = specs as Array<Extract<CallSpec, { kind: 'known' }>>;
+        return { kind: 'known', qualname: known[0].qualname, alternatives: known.flatMap((s) => s.alternatives) };
+      }
+      case 'partial':
+        return this.partialSpec(this.specOf(v.base, access, depth + 1), v.args.length, v.args);
+      case 'namedtuple': {
+        const params: Param[] = v.fields.map((f, i) => ({ name: f, kind: 'normal' as const, hasDefault: i >= v.fields.length - v.defaults }));
+        return this.single({ params, name: v.qualname.split('.').pop()!, qualname: v.qualname, definition: v.line ? { file: v.file, line: v.line } : null, origin: 'collections.namedtuple fields' });
+      }
+      case 'missing':
+        return unknown(`${v.module} has no ${v.name}`);
+      case 'special':
+        return unknown(`${v.name} is modelled only as a base or decorator`);
+      case 'external':
+        return unknown(`${v.qualname} is outside the target`);
+      case 'module':
+        return unknown('a module is not callable');
+      case 'unknown':
+        return unknown(v.reason);
+    }
+  }
+
+  private single(sig: Sig): CallSpec {
+    return { kind: 'known', qualname: sig.qualname, alternatives: [[sig]] };
+  }
+
+  private partialSpec(spec: CallSpec, _n: number, args: Value extends never ? never : import('./syntax').ArgExpr[]): CallSpec {
+    if (spec.kind === 'unknown') return spec;
+    if (args.some((a) => a.star)) return unknown('functools.partial with star arguments');
+    const positional = args.filter((a) => !a.name).length;
+    const keywords = args.filter((a) => a.name).map((a) => a.name!);
+    const alternatives: Sig[][] = [];
+    for (const conj of spec.alternatives) {
+      const out: Sig[] = [];
+      for (const sig of conj) {
+        let params = [...sig.params];
+        let dropped = 0;
+        while (dropped < positional) {
+          const i = params.findIndex((p) => p.kind === 'posonly' || p.kind === 'normal');
+          if (i < 0) {
+            if (!params.some((p) => p.kind === 'varargs')) return unknown('functools.partial with more positional arguments than the callable takes');
+            break;
+          }
+          params.splice(i, 1);
+          dropped++;
+        }
+        let reports = sig.reports;
+        params = params.map((p) => {
+          if (!keywords.includes(p.name) || p.kind === 'posonly') return p;
+          if (p.kind === 'normal') reports = new Set<BindErrorKind>(['missing-argument', 'unexpected-keyword']);
+          return { ...p, hasDefault: true, defaultText: 'partial' };
+        });
+        out.push({ ...sig, params, reports, origin: `functools.partial of ${sig.origin}` });
+      }
+      alternatives.push(out);
+    }
+    return { kind: 'known', qualname: spec.qualname, alternatives };
+  }
+
+  // ---- functions ----
+
+  /** The effect of a function decorator on the call signature. */
+  private functionDecorator(d: Expr, summary: ModuleSummary): 'static' | 'classmethod' | 'transparent' | { unknown: string } {
+    const isCall = d.kind === 'call';
+    const callee = this.program.evalExpr(isCall ? d.callee : d, summary);
+    if (callee.kind === 'special') {
+      if (callee.name === 'builtins.staticmethod' && !isCall) return 'static';
+      if (callee.name === 'builtins.classmethod' && !isCall) return 'classmethod';
+      if (TRANSPARENT_FUNCTION_DECORATORS.has(callee.name)) return 'transparent';
+      return { unknown: `decorator ${callee.name} changes how the function is called` };
+    }
+    if (callee.kind === 'function') {
+      const fn = isCall ? callee.fn.returnedInner : callee.fn;
+      if (fn?.forwardsWrapper) return 'transparent';
+      return { unknown: `decorator ${callee.fn.name} may change the signature` };
+    }
+    if (callee.kind === 'external' && /^builtins\.(staticmethod|classmethod)$/.test(callee.qualname)) return callee.qualname.endsWith('staticmethod') ? 'static' : 'classmethod';
+    return { unknown: `decorator ${dotted(isCall ? d.callee : d) ?? '?'} is not one the engine can see through` };
+  }
+
+  functionSpec(fn: FunctionInfo, summary: ModuleSummary, owner: ClassInfo | undefined, access: Access): CallSpec {
+    let binding: 'none' | 'first' = owner && access === 'instance' ? 'first' : 'none';
+    for (const d of fn.decorators) {
+      const k = this.functionDecorator(d, summary);
+      if (k === 'static') binding = 'none';
+      else if (k === 'classmethod') binding = owner ? 'first' : 'none';
+      else if (k !== 'transparent') return unknown(k.unknown);
+    }
+    if (owner && ['__init_subclass__', '__class_getitem__'].includes(fn.name)) binding = 'first';
+    let params = fn.params;
+    if (binding === 'first') {
+      if (params.length === 0) return unknown('method without a self parameter');
+      if (params[0].kind === 'varargs') params = params;
+      else if (params[0].kind === 'posonly' || params[0].kind === 'normal') params = params.slice(1);
+      else return unknown('method without a positional self parameter');
+    }
+    const qualname = owner ? `${owner.qualname}.${fn.name}` : `${summary.name}.${fn.name}`;
+    const name = owner ? `${owner.name}.${fn.name}` : fn.name;
+    return this.single({ params, name, qualname, definition: { file: summary.file, line: fn.line }, origin: 'def' });
+  }
+
+  // ---- classes ----
+
+  private entryOf(v: Value): Entry {
+    const k = v.kind === 'external' ? known(v) : v;
+    if (k.kind === 'class') return { kind: 'class', cls: k.cls, summary: k.summary };
+    if (k.kind === 'special') return { kind: 'special', name: k.name };
+    if (k.kind === 'external') return { kind: 'external', qualname: k.qualname };
+    if (k.kind === 'unknown') return { kind: 'unknown', reason: k.reason };
+    return { kind: 'unknown', reason: `a base of kind ${k.kind}` };
+  }
+
+  /** C3 linearisation over the classes the engine can see; null when inconsistent. */
+  mro(cls: ClassInfo, summary: ModuleSummary, depth = 0): Entry[] | null {
+    if (this.mroCache.has(cls)) return this.mroCache.get(cls)!;
+    if (depth > 40) return null;
+    this.mroCache.set(cls, null); // guards against cycles
+    const self: Entry = { kind: 'class', cls, summary };
+    const bases = cls.bases.map((b) => this.entryOf(this.program.evalExpr(b, summary)));
+    let result: Entry[] | null;
+    if (bases.length === 0) result = [self, { kind: 'special', name: 'object' }];
+    else {
+      const seqs: Entry[][] = [];
+      let ok = true;
+      for (const b of bases) {
+        if (b.kind === 'class') {
+          const m = this.mro(b.cls, b.summary, depth + 1);
+          if (!m) {
+            ok = false;
+            break;
+          }
+          seqs.push([...m]);
+        } else if (b.kind === 'special' && b.name === 'object') seqs.push([b]);
+        else seqs.push([b]);
+      }
+      seqs.push([...bases]);
+      result = ok ? c3merge(seqs) : null;
+      if (result) result.unshift(self);
+    }
+    this.mroCache.set(cls, result);
+    return result;
+  }
+
+  private classDecorator(d: Expr, summary: ModuleSummary): DecoratorKind {
+    const isCall = d.kind === 'call';
+    const callee = this.program.evalExpr(isCall ? d.callee : d, summary);
+    if (callee.kind === 'special') {
+      if (callee.name === 'dataclasses.dataclass') {
+        return { kind: 'dataclass', deco: { flavor: 'stdlib', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: !isFalse(callKeyword(d, 'init')), forbidExtra: false } };
+      }
+      if (callee.name === 'pydantic.dataclasses.dataclass') {
+        const cfg = callKeyword(d, 'config');
+        const forbid = !!cfg && /\bextra\b\W*forbid/.test(exprSource(cfg));
+        return { kind: 'dataclass', deco: { flavor: 'pydantic', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: !isFalse(callKeyword(d, 'init')), forbidExtra: forbid } };
+      }
+      if (TRANSPARENT_CLASS_DECORATORS.has(callee.name)) return { kind: 'transparent' };
+      return { kind: 'unknown', reason: `class decorator ${callee.name}` };
+    }
+    if (callee.kind === 'function') {
+      const fn = callee.fn;
+      const transform = fn.decorators.some((x) => {
+        const v = this.program.evalExpr(x.kind === 'call' ? x.callee : x, callee.summary);
+        return v.kind === 'special' && v.name === 'typing.dataclass_transform';
+      });
+      if (transform) {
+        // A dataclass_transform decorator: fields become parameters. Unknown keywords are an
+        // error only when the decorator is used bare and its body forbids extra keys.
+        return { kind: 'dataclass', deco: { flavor: 'pydantic', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: true, forbidExtra: !isCall && fn.forbidsExtra } };
+      }
+      const applied = isCall ? fn.returnedInner : fn;
+      if (applied?.returnsFirstArg) return { kind: 'transparent' };
+      return { kind: 'unknown', reason: `class decorator ${fn.name} may replace the constructor` };
+    }
+    return { kind: 'unknown', reason: `class decorator ${dotted(isCall ? d.callee : d) ?? '?'} is not one the engine can see through` };
+  }
+
+  constructorSpec(cls: ClassInfo, summary: ModuleSummary): CallSpec {
+    const mro = this.mro(cls, summary);
+    if (!mro) return unknown(`the class hierarchy of ${cls.name} cannot be linearised`);
+    const qualname = cls.qualname;
+    // The metaclass's __call__ governs construction.
+    for (const e of mro) {
+      if (e.kind !== 'class') continue;
+      const meta = e.cls.keywords.get('metaclass');
+      if (!meta) continue;
+      const mv = this.program.evalExpr(meta, e.summary);
+      if (mv.kind === 'special' && ['abc.ABCMeta', 'builtins.type', 'enum.EnumMeta'].includes(mv.name)) continue;
+      if (mv.kind === 'external' && mv.qualname === 'builtins.type') continue;
+      if (mv.kind === 'class') {
+        const call = this.program.classMember(mv.cls, mv.summary, '__call__');
+        if (call === undefined) continue;
+        return unknown(`the metaclass ${mv.cls.name} defines __call__`);
+      }
+      return unknown(`the metaclass of ${e.cls.name} is not visible`);
+    }
+    if (mro.some((e) => e.kind === 'special' && ENUM_BASES.has(e.name))) {
+      return this.single({
+        params: [
+          { name: 'value', kind: 'normal', hasDefault: false },
+          { name: 'args', kind: 'varargs', hasDefault: false },
+          { name: 'kwargs', kind: 'varkw', hasDefault: false },
+        ],
+        name: cls.name,
+        qualname,
+        definition: { file: summary.file, line: cls.line },
+        origin: 'Enum value lookup',
+        reports: new Set(['missing-argument']),
+      });
+    }
+    if (mro.some((e) => e.kind === 'special' && e.name === 'typing.TypedDict')) return unknown('a TypedDict call is a dict call');
+    if (cls.bases.some((b) => {
+      const v = this.program.evalExpr(b, summary);
+      return v.kind === 'special' && v.name === 'typing.Protocol';
+    })) return unknown('a Protocol class');
+
+    let init: Sig[] | undefined;
+    let newSigs: Sig[] | undefined; // undefined: not found yet; []: transparent
+    let stopped = false;
+    for (let i = 0; i < mro.length; i++) {
+      const e = mro[i];
+      if (e.kind === 'special') {
+        if (e.name === 'object') break;
+        if (['typing.Generic', 'typing.Protocol', 'abc.ABC'].includes(e.name)) continue;
+        if (stopped) {
+          if (ALLOWED_AFTER_OWNER.has(e.name)) continue;
+          return unknown(`${e.name} comes after the constructor but may change construction`);
+        }
+        if (e.name === 'msgspec.Struct') {
+          init ??= [this.structSig(cls, mro.slice(0, i), summary)];
+          newSigs ??= [];
+          stopped = true;
+          continue;
+        }
+        if (e.name === 'pydantic.BaseModel') {
+          init ??= [{ params: [{ name: 'data', kind: 'varkw', hasDefault: false }], name: cls.name, qualname, definition: { file: summary.file, line: cls.line }, origin: 'pydantic BaseModel', reports: new Set(['too-many-positional']) }];
+          newSigs ??= [];
+          stopped = true;
+          continue;
+        }
+        if (e.name === 'typing.NamedTuple') {
+          stopped = true;
+          continue;
+        }
+        if (ALLOWED_AFTER_OWNER.has(e.name) && init) {
+          newSigs ??= [];
+          stopped = true;
+          continue;
+        }
+        return unknown(`${e.name} in the bases of ${cls.name} is not modelled`);
+      }
+      if (e.kind === 'external') {
+        if ((stopped || init) && (isBuiltinException(e.qualname) || ALLOWED_AFTER_OWNER.has(e.qualname))) {
+          newSigs ??= [];
+          stopped = true;
+          continue;
+        }
+        return unknown(`the base ${e.qualname} is outside the target`);
+      }
+      if (e.kind === 'unknown') return unknown(`a base of ${cls.name} cannot be resolved (${e.reason})`);
+      // a class the engine can see
+      if (stopped) continue;
+      const c = e.cls;
+      let deco: DataclassDeco | undefined;
+      for (const d of c.decorators) {
+        const k = this.classDecorator(d, e.summary);
+        if (k.kind === 'unknown') return unknown(k.reason);
+        if (k.kind === 'dataclass') deco = k.deco;
+      }
+      const isNamedTuple = c.bases.some((b) => {
+        const v = this.program.evalExpr(b, e.summary);
+        return v.kind === 'special' && v.name === 'typing.NamedTuple';
+      });
+      if (!newSigs && isNamedTuple) {
+        newSigs = [this.namedTupleSig(c, e.summary)];
+      }
+      const ownInit = c.members.get('__init__');
+      if (!init) {
+        if (ownInit) {
+          const spec = this.specOf(this.program.classMember(c, e.summary, '__init__')!, 'instance');
+          if (spec.kind === 'unknown') return spec;
+          init = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name }));
+          if (spec.alternatives.some((a) => a.length !== 1)) return unknown('__init__ defined in an unusual way');
+        } else if (deco && deco.init) {
+          const sig = this.dataclassSig(cls, mro.slice(0, i + 1), summary, deco);
+          if (!sig) return unknown('dataclass fields the engine cannot follow');
+          init = [sig];
+        }
+      }
+      if (!newSigs && c.members.has('__new__')) {
+        const nv = this.program.classMember(c, e.summary, '__new__')!;
+        const spec = this.specOf(nv, 'plain');
+        if (spec.kind === 'unknown') return spec;
+        if (spec.alternatives.some((a) => a.length !== 1)) return unknown('__new__ defined in an unusual way');
+        const sigs = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name, params: s.params.slice(1) }));
+        newSigs = sigs.every(isTransparentVar) ? [] : sigs;
+      }
+      if (init && newSigs) stopped = true;
+    }
+    const initAlts = init ?? [];
+    const newAlts = newSigs ?? [];
+    if (initAlts.length === 0 && newAlts.length === 0) {
+      return this.single({ params: [], name: cls.name, qualname, definition: { file: summary.file, line: cls.line }, origin: 'no __init__ or __new__ anywhere in the class hierarchy' });
+    }
+    const initReal = initAlts.filter((s) => !isTransparentVar(s));
+    const alternatives: Sig[][] = [];
+    if (newAlts.length === 0) {
+      if (initReal.length < initAlts.length) return unknown('a (*args, **kwargs) __init__');
+      for (const s of initAlts) alternatives.push([s]);
+    } else if (initAlts.length === 0 || initReal.length < initAlts.length) {
+      for (const n of newAlts) alternatives.push([n]);
+    } else {
+      for (const s of initAlts) for (const n of newAlts) alternatives.push([n, s]);
+    }
+    return { kind: 'known', qualname, alternatives };
+  }
+
+  private fieldDefaults(f: FieldInfo, flavor: 'stdlib' | 'pydantic' | 'msgspec'): { init: boolean; hasDefault: boolean; kwOnly?: boolean; alias?: string; defaultText?: string } {
+    const v = f.value;
+    if (!v) return { init: true, hasDefault: false };
+    if (v.kind === 'call') {
+      const callee = dotted(v.callee)?.split('.').pop();
+      if (callee === 'field' || callee === 'Field' || callee === 'ib' || callee === 'attrib') {
+        let init = true;
+        let hasDefault = false;
+        let kwOnly: boolean | undefined;
+        let alias: string | undefined;
+        let defaultText: string | undefined;
+        const first = v.args[0];
+        if (first && !first.name && !first.star && flavor === 'pydantic' && callee === 'Field') {
+          if (!(first.value.kind === 'other' && first.value.text === '...')) {
+            hasDefault = true;
+            defaultText = first.text;
+          }
+        }
+        for (const a of v.args) {
+          if (a.star) return { init: true, hasDefault: true };
+          if (a.name === 'init' && isFalse(a.value)) init = false;
+          if (a.name === 'default' || a.name === 'default_factory' || a.name === 'factory') {
+            hasDefault = true;
+            defaultText = a.name === 'default' ? a.value.kind === 'other' || a.value.kind === 'const' ? a.value.text : exprText(a.value) : `<factory>`;
+          }
+          if (a.name === 'kw_only') kwOnly = isTrue(a.value) ? true : isFalse(a.value) ? false : undefined;
+          if (a.name === 'alias' && flavor === 'pydantic' && a.value.kind === 'str') alias = a.value.value;
+        }
+        return { init, hasDefault, kwOnly, alias, defaultText };
+      }
+    }
+    return { init: true, hasDefault: true, defaultText: exprText(v) };
+  }
+
+  private dataclassSig(cls: ClassInfo, mroPrefix: Entry[], summary: ModuleSummary, own: DataclassDeco): Sig | undefined {
+    interface F { name: string; annotation: string; hasDefault: boolean; kwOnly: boolean; init: boolean; defaultText?: string }
+    const fields = new Map<string, F>();
+    const ignored = new Set<string>();
+    // Fields come from every dataclass in the MRO, base classes first.
+    for (let i = mroPrefix.length - 1; i >= 0; i--) {
+      const e = mroPrefix[i];
+      if (e.kind !== 'class') continue;
+      let deco: DataclassDeco | undefined;
+      for (const d of e.cls.decorators) {
+        const k = this.classDecorator(d, e.summary);
+        if (k.kind === 'dataclass') deco = k.deco;
+      }
+      if (!deco) continue;
+      let afterSentinel = false;
+      for (const f of e.cls.fields) {
+        const ann = f.annotation;
+        if (/^(typing\.|t\.)?ClassVar\b/.test(ann)) continue;
+        if (/^(dataclasses\.)?KW_ONLY$/.test(ann)) {
+          afterSentinel = true;
+          continue;
+        }
+        const d = this.fieldDefaults(f, deco.flavor);
+        const kwOnly = d.kwOnly ?? (deco.kwOnly || afterSentinel);
+        const name = d.alias ?? f.name;
+        if (d.alias) ignored.add(f.name);
+        if (!d.init && deco.flavor === 'pydantic') ignored.add(f.name);
+        const prev = fields.get(name);
+        const next: F = { name, annotation: ann, hasDefault: d.hasDefault, kwOnly, init: d.init, defaultText: d.defaultText };
+        if (prev) Object.assign(prev, next);
+        else fields.set(name, next);
+      }
+    }
+    const all = [...fields.values()].filter((f) => f.init);
+    const params: Param[] = [
+      ...all.filter((f) => !f.kwOnly).map((f) => ({ name: f.name, kind: 'normal' as const, hasDefault: f.hasDefault, annotation: f.annotation, defaultText: f.defaultText })),
+      ...all.filter((f) => f.kwOnly).map((f) => ({ name: f.name, kind: 'kwonly' as const, hasDefault: f.hasDefault, annotation: f.annotation, defaultText: f.defaultText })),
+    ];
+    const reports = own.flavor === 'pydantic' && !own.forbidExtra ? new Set<BindErrorKind>(['missing-argument', 'too-many-positional', 'multiple-values', 'positional-only-as-keyword']) : undefined;
+    return {
+      params,
+      name: cls.name,
+      qualname: cls.qualname,
+      definition: { file: summary.file, line: cls.line },
+      origin: own.flavor === 'pydantic' ? 'pydantic dataclass fields' : 'dataclass fields',
+      reports,
+      ignoredKeywords: ignored.size ? ignored : undefined,
+    };
+  }
+
+  private structSig(cls: ClassInfo, before: Entry[], summary: ModuleSummary): Sig {
+    const fields = new Map<string, { name: string; annotation: string; hasDefault: boolean; kwOnly: boolean; defaultText?: string }>();
+    for (let i = before.length - 1; i >= 0; i--) {
+      const e = before[i];
+      if (e.kind !== 'class') continue;
+      const m = this.mro(e.cls, e.summary);
+      if (!m || !m.some((x) => x.kind === 'special' && x.name === 'msgspec.Struct')) continue;
+      const kwOnly = isTrue(e.cls.keywords.get('kw_only'));
+      for (const f of e.cls.fields) {
+        if (/^(typing\.|t\.)?ClassVar\b/.test(f.annotation) && !fields.has(f.name)) continue;
+        const d = this.fieldDefaults(f, 'msgspec');
+        const prev = fields.get(f.name);
+        const next = { name: f.name, annotation: f.annotation, hasDefault: d.hasDefault, kwOnly, defaultText: d.defaultText };
+        if (prev) Object.assign(prev, next);
+        else fields.set(f.name, next);
+      }
+    }
+    const all = [...fields.values()];
+    const params: Param[] = [
+      ...all.filter((f) => !f.kwOnly).map((f) => ({ name: f.name, kind: 'normal' as const, hasDefault: f.hasDefault, annotation: f.annotation, defaultText: f.defaultText })),
+      ...all.filter((f) => f.kwOnly).map((f) => ({ name: f.name, kind: 'kwonly' as const, hasDefault: f.hasDefault, annotation: f.annotation, defaultText: f.defaultText })),
+    ];
+    return { params, name: cls.name, qualname: cls.qualname, definition: { file: summary.file, line: cls.line }, origin: 'msgspec.Struct fields' };
+  }
+
+  private namedTupleSig(c: ClassInfo, summary: ModuleSummary): Sig {
+    const params: Param[] = c.fields
+      .filter((f) => !/^(typing\.|t\.)?ClassVar\b/.test(f.annotation))
+      .map((f) => ({ name: f.name, kind: 'normal' as const, hasDefault: f.value !== undefined, annotation: f.annotation, defaultText: f.value ? exprText(f.value) : undefined }));
+    return { params, name: c.name, qualname: c.qualname, definition: { file: summary.file, line: c.line }, origin: 'NamedTuple fields' };
+  }
+
+  /** The next `name` after `start` in a class's MRO (for `super().name(...)`). */
+  superMember(mro: Entry[], start: number, name: string): Value | undefined {
+    for (let i = start; i < mro.length; i++) {
+      const e = mro[i];
+      if (e.kind === 'special') {
+        if (['object', 'typing.Generic', 'typing.Protocol', 'abc.ABC'].includes(e.name)) continue;
+        return { kind: 'unknown', reason: `${e.name} in the MRO` };
+      }
+      if (e.kind !== 'class') return { kind: 'unknown', reason: 'an unresolvable class in the MRO' };
+      if (e.cls.decorators.length > 0) return { kind: 'unknown', reason: 'a decorated class in the MRO' };
+      if (e.cls.members.has(name)) return this.program.classMember(e.cls, e.summary, name);
+    }
+    return undefined;
+  }
+
+  /** The MRO of a class the user defines, with its bases given as values. */
+  userMro(self: ClassInfo, summary: ModuleSummary): Entry[] | null {
+    return this.mro(self, summary);
+  }
+}
+
+function isTransparentVar(s: Sig): boolean {
+  return s.params.length === 2 && s.params[0].kind === 'varargs' && s.params[1].kind === 'varkw';
+}
+
+function exprSource(e: Expr): string {
+  if (e.kind === 'call') return `${exprText(e.callee)}(${e.args.map((a) => a.text).join(', ')})`;
+  return exprText(e);
+}
+
+function c3merge(seqs: Entry[][]): Entry[] | null {
+  const out: Entry[] = [];
+  const lists = seqs.map((s) => [...s]).filter((s) => s.length);
+  for (let guard = 0; guard < 10000; guard++) {
+    const nonEmpty = lists.filter((s) => s.length);
+    if (nonEmpty.length === 0) return out;
+    let head: Entry | undefined;
+    for (const s of nonEmpty) {
+      const cand = s[0];
+      if (!nonEmpty.some((t) => t.slice(1).some((x) => sameEntry(x, cand)))) {
+        head = cand;
+        break;
+      }
+    }
+    if (!head) return null;
+    out.push(head);
+    for (const s of nonEmpty) if (sameEntry(s[0], head)) s.shift();
+    lists.splice(0, lists.length, ...nonEmpty);
+  }
+  return null;
+}

@@ -1,0 +1,622 @@
+/**
+ * Checks one Python file against a target: its imports of target modules and every call whose
+ * callee it can trace into the target. Produces findings with their fixes, and what it knows
+ * about each checked call (for hovers).
+ */
+import { bindCall, type BindError, type CallArg } from './bind';
+import { type Access, Callables, type CallSpec, type Sig, sigText } from './callables';
+import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
+import { parsePython, type Node } from './parser';
+import type { Program, Value } from './program';
+import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo } from './summary';
+import { stringValue } from './syntax';
+import type { CallInfo, Finding, Range } from './types';
+
+export const USER_MODULE = '__apidrift_user__';
+
+export interface CheckOptions {
+  /** Path of the file, as shown in findings. */
+  file: string;
+  /** The file's dotted module name when it lies inside an import root (for relative imports). */
+  moduleName?: string;
+  isPackage?: boolean;
+  /** Polled during the check; a true answer aborts it with CancelledError. */
+  isCancelled?: () => boolean;
+}
+
+export interface CheckResult {
+  findings: Finding[];
+  calls: CallInfo[];
+  callsChecked: number;
+  callsUnknown: number;
+}
+
+export class CancelledError extends Error {
+  constructor() {
+    super('check cancelled');
+  }
+}
+
+interface Scope {
+  kind: 'module' | 'function' | 'class';
+  node: Node;
+  parent?: Scope;
+  /** function scopes: local names and what binds them */
+  locals: Map<string, Array<Binding | null>>;
+  globals: Set<string>;
+  /** class scopes: the summarised class when it is a module-level class */
+  cls?: ClassInfo;
+}
+
+function rangeOf(n: Node): Range {
+  return { start: { line: n.startPosition.row, character: n.startPosition.column }, end: { line: n.endPosition.row, character: n.endPosition.column } };
+}
+
+function insideErrorRegion(n: Node): boolean {
+  if (n.hasError) return true;
+  for (let p: Node | null = n.parent; p; p = p.parent) if (p.isError || p.isMissing) return true;
+  return false;
+}
+
+const HANDLES_IMPORT_ERROR = /^(ImportError|ModuleNotFoundError|Exception|BaseException)$/;
+const HANDLES_ATTRIBUTE_ERROR = /^(AttributeError|Exception|BaseException)$/;
+
+/** The innermost `try` body that contains `n` catches one of the errors matched by `re`. */
+function guardedBy(n: Node, re: RegExp): boolean {
+  for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
+    if (p.type === 'try_statement' && p.childForFieldName('body')?.id === child.id) {
+      for (const c of p.namedChildren) {
+        if (!c || (c.type !== 'except_clause' && c.type !== 'except_group_clause')) continue;
+        const caught = c.namedChildren.filter((x) => x && x.type !== 'block' && x.type !== 'comment');
+        if (caught.length === 0) return true;
+        const names = caught.flatMap((x) => x!.text.replace(/\bas\s+\w+$/, '').replace(/[()\s]/g, '').split(','));
+        if (names.some((x) => re.test(x.split('.').pop() ?? ''))) return true;
+      }
+    }
+    if ((p.type === 'if_statement' || p.type === 'elif_clause' || p.type === 'conditional_expression') && /\bhasattr\s*\(|\bgetattr\s*\(/.test(p.childForFieldName('condition')?.text ?? p.text.split('\n')[0])) {
+      if (re === HANDLES_ATTRIBUTE_ERROR) return true;
+    }
+    if (p.type === 'function_definition' || p.type === 'class_definition') {
+      // guards do not cross definitions
+      if (p.type === 'function_definition') return false;
+    }
+  }
+  return false;
+}
+
+function underTypeChecking(n: Node): boolean {
+  for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
+    if (p.type === 'if_statement' && p.childForFieldName('consequence')?.id === child.id) {
+      const t = p.childForFieldName('condition')?.text.replace(/\s+/g, '');
+      if (t === 'TYPE_CHECKING' || t === 'typing.TYPE_CHECKING' || t === 't.TYPE_CHECKING') return true;
+    }
+  }
+  return false;
+}
+
+function identifierTargets(node: Node | null, out: string[]): void {
+  if (!node) return;
+  if (node.type === 'identifier') out.push(node.text);
+  else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'expression_list', 'tuple', 'list', 'parenthesized_expression', 'list_splat_pattern', 'as_pattern_target'].includes(node.type)) {
+    for (const c of node.namedChildren) identifierTargets(c, out);
+  }
+}
+
+export class Checker {
+  readonly callables: Callables;
+
+  constructor(readonly program: Program) {
+    this.callables = new Callables(program);
+  }
+
+  check(text: string, opts: CheckOptions): CheckResult {
+    const tree = parsePython(text);
+    try {
+      return new FileCheck(this, tree.rootNode, text, opts).run();
+    } finally {
+      tree.delete();
+    }
+  }
+}
+
+class FileCheck {
+  private readonly program: Program;
+  private readonly summary: ModuleSummary;
+  private readonly moduleName: string;
+  private readonly findings: Finding[] = [];
+  private readonly calls: CallInfo[] = [];
+  private callsChecked = 0;
+  private callsUnknown = 0;
+  private readonly lines: string[];
+  private steps = 0;
+
+  constructor(private readonly checker: Checker, private readonly root: Node, text: string, private readonly opts: CheckOptions) {
+    this.program = checker.program;
+    this.moduleName = opts.moduleName ?? USER_MODULE;
+    this.summary = summarizeTree(root, text, this.moduleName, !!opts.isPackage, opts.file);
+    this.lines = text.split(/\r\n|\r|\n/);
+  }
+
+  run(): CheckResult {
+    this.program.setOverlay(this.summary);
+    try {
+      const moduleScope: Scope = { kind: 'module', node: this.root, locals: new Map(), globals: new Set() };
+      this.visit(this.root, moduleScope);
+    } finally {
+      this.program.removeOverlay(this.moduleName);
+    }
+    this.findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+    return { findings: this.findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown };
+  }
+
+  private tick(): void {
+    if (++this.steps % 256 === 0 && this.opts.isCancelled?.()) throw new CancelledError();
+  }
+
+  // ---- traversal ----
+
+  private visit(node: Node, scope: Scope): void {
+    this.tick();
+    let inner = scope;
+    switch (node.type) {
+      case 'function_definition':
+      case 'lambda':
+        inner = this.functionScope(node, scope);
+        break;
+      case 'class_definition': {
+        const name = node.childForFieldName('name')?.text;
+        let cls: ClassInfo | undefined;
+        if (scope.kind === 'module' && name) {
+          const b = this.summary.bindings.get(name);
+          const hit = b?.find((x) => x.kind === 'class' && x.cls.line === node.startPosition.row + 1);
+          if (hit && hit.kind === 'class') cls = hit.cls;
+        }
+        inner = { kind: 'class', node, parent: scope, locals: new Map(), globals: new Set(), cls };
+        break;
+      }
+      case 'import_statement':
+      case 'import_from_statement':
+        this.checkImport(node);
+        return;
+      case 'call':
+        this.checkCall(node, scope);
+        break;
+      case 'attribute':
+        this.checkAttribute(node, scope);
+        break;
+    }
+    if (node.type === 'function_definition' || node.type === 'lambda') {
+      // defaults, decorators and annotations are evaluated in the enclosing scope
+      for (const c of node.namedChildren) {
+        if (!c) continue;
+        if (c.type === 'block' || (node.type === 'lambda' && c.id === node.childForFieldName('body')?.id)) this.visit(c, inner);
+        else this.visit(c, scope);
+      }
+      return;
+    }
+    if (node.type === 'class_definition') {
+      for (const c of node.namedChildren) if (c) this.visit(c, c.type === 'block' ? inner : scope);
+      return;
+    }
+    for (const c of node.namedChildren) if (c) this.visit(c, inner);
+  }
+
+  private functionScope(node: Node, parent: Scope): Scope {
+    const scope: Scope = { kind: 'function', node, parent, locals: new Map(), globals: new Set() };
+    const add = (name: string, b: Binding | null): void => {
+      const list = scope.locals.get(name);
+      if (list) list.push(b);
+      else scope.locals.set(name, [b]);
+    };
+    const params = node.childForFieldName('parameters');
+    if (params) {
+      for (const p of params.namedChildren) {
+        if (!p) continue;
+        const id = p.type === 'identifier' ? p : p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier') ?? p.namedChildren[0]?.namedChildren[0];
+        if (id?.type === 'identifier') add(id.text, null);
+      }
+    }
+    const current = { name: this.moduleName, isPackage: !!this.opts.isPackage };
+    const walk = (n: Node): void => {
+      for (const c of n.namedChildren) {
+        if (!c) continue;
+        switch (c.type) {
+          case 'function_definition':
+          case 'class_definition': {
+            const name = c.childForFieldName('name')?.text;
+            if (name) add(name, null);
+            continue; // their bodies are other scopes
+          }
+          case 'lambda':
+          case 'list_comprehension':
+          case 'set_comprehension':
+          case 'dictionary_comprehension':
+          case 'generator_expression':
+            continue;
+          case 'import_statement':
+          case 'import_from_statement':
+            if (!this.opts.moduleName && c.type === 'import_from_statement' && c.childForFieldName('module_name')?.type === 'relative_import') {
+              for (const n2 of c.childrenForFieldName('name')) if (n2) add((n2.childForFieldName('alias') ?? n2.childForFieldName('name') ?? n2).text, null);
+              continue;
+            }
+            for (const [name, b] of importBindings(c, current, false, () => undefined)) add(name, b);
+            continue;
+          case 'global_statement':
+            for (const id of c.namedChildren) if (id?.type === 'identifier') scope.globals.add(id.text);
+            continue;
+          case 'nonlocal_statement':
+            for (const id of c.namedChildren) if (id?.type === 'identifier') add(id.text, null);
+            continue;
+          case 'assignment':
+          case 'augmented_assignment':
+          case 'for_statement':
+          case 'for_in_clause': {
+            const names: string[] = [];
+            identifierTargets(c.childForFieldName('left'), names);
+            for (const x of names) add(x, null);
+            break;
+          }
+          case 'named_expression': {
+            const nm = c.childForFieldName('name');
+            if (nm) add(nm.text, null);
+            break;
+          }
+          case 'as_pattern': {
+            const names: string[] = [];
+            identifierTargets(c.childForFieldName('alias'), names);
+            for (const x of names) add(x, null);
+            break;
+          }
+          case 'except_clause': {
+            const alias = c.childForFieldName('alias') ?? c.namedChildren.find((x) => x?.type === 'as_pattern')?.childForFieldName('alias');
+            if (alias?.type === 'identifier') add(alias.text, null);
+            break;
+          }
+          case 'with_item':
+          case 'as_pattern_target': {
+            const names: string[] = [];
+            identifierTargets(c, names);
+            if (c.type === 'as_pattern_target') for (const x of names) add(x, null);
+            break;
+          }
+        }
+        walk(c);
+      }
+    };
+    const body = node.childForFieldName('body');
+    if (body) walk(body);
+    return scope;
+  }
+
+  // ---- names in user code ----
+
+  /** What a name refers to at a point of the user's code; undefined when it is not traceable into the target. */
+  private resolveName(name: string, scope: Scope): Value | undefined {
+    let s: Scope | undefined = scope;
+    while (s && s.kind !== 'module') {
+      // names bound in class bodies are not followed, and are invisible to nested functions
+      if (s.kind === 'function') {
+        if (s.globals.has(name)) break;
+        const list = s.locals.get(name);
+        if (list) {
+          if (list.some((b) => b === null)) return undefined;
+          const values = (list as Binding[]).map((b) => this.program.valueOfBinding(b, this.summary, 0));
+          return values.length === 1 ? values[0] : { kind: 'anyOf', values };
+        }
+      }
+      s = s.parent;
+    }
+    if (!this.summary.bindings.has(name)) return undefined;
+    return this.program.resolveGlobal(this.summary, name);
+  }
+
+  private valueOfExpr(node: Node, scope: Scope): Value | undefined {
+    if (node.type === 'identifier') return this.resolveName(node.text, scope);
+    if (node.type === 'attribute') {
+      const obj = node.childForFieldName('object');
+      const attr = node.childForFieldName('attribute');
+      if (!obj || !attr) return undefined;
+      const base = this.valueOfExpr(obj, scope);
+      if (!base) return undefined;
+      return this.program.attribute(base, attr.text);
+    }
+    return undefined;
+  }
+
+  private isUserDefined(qualname: string): boolean {
+    return !this.opts.moduleName && qualname.startsWith(USER_MODULE + '.');
+  }
+
+  // ---- imports ----
+
+  private checkImport(node: Node): void {
+    if (underTypeChecking(node) || insideErrorRegion(node)) return;
+    const guarded = guardedBy(node, HANDLES_IMPORT_ERROR);
+    if (node.type === 'import_statement') {
+      for (const c of node.namedChildren) {
+        if (!c) continue;
+        const dn = c.type === 'aliased_import' ? c.childForFieldName('name') : c.type === 'dotted_name' ? c : null;
+        if (!dn) continue;
+        this.checkModulePath(dn.text.replace(/\s+/g, ''), dn, guarded);
+      }
+      return;
+    }
+    const modNode = node.childForFieldName('module_name');
+    if (!modNode) return;
+    if (modNode.type === 'relative_import' && !this.opts.moduleName) return;
+    const module = absoluteModule(modNode, { name: this.moduleName, isPackage: !!this.opts.isPackage });
+    if (!module) return;
+    if (!this.checkModulePath(module, modNode, guarded)) return;
+    if (node.namedChildren.some((c) => c?.type === 'wildcard_import')) return;
+    for (const c of node.childrenForFieldName('name')) {
+      if (!c) continue;
+      const nameNode = c.type === 'aliased_import' ? c.childForFieldName('name') : c;
+      if (!nameNode) continue;
+      const name = nameNode.text;
+      const v = this.program.resolveMember(module, name);
+      if (v.kind === 'missing' && !guarded) {
+        const s = this.program.summary(module);
+        this.findings.push({
+          file: this.opts.file,
+          range: rangeOf(nameNode),
+          severity: 'error',
+          code: 'unknown-import',
+          message: `cannot import name '${name}' from '${module}': the target's ${module} does not define or re-export it`,
+          callee: `${module}.${name}`,
+          param: null,
+          fixes: [],
+          definition: s ? { file: s.file, line: 1 } : null,
+        });
+      }
+    }
+  }
+
+  /** Reports the first missing submodule of a dotted path inside the target; true when the module exists. */
+  private checkModulePath(module: string, node: Node, guarded: boolean): boolean {
+    const parts = module.split('.');
+    if (!this.program.findModule(parts[0])) return false;
+    for (let i = 1; i < parts.length; i++) {
+      const prefix = parts.slice(0, i + 1).join('.');
+      if (this.program.findModule(prefix)) continue;
+      const parent = this.program.findModule(parts.slice(0, i).join('.'));
+      if (!parent || !parent.isPackage || guarded) return false;
+      const ps = this.program.summary(parent.name);
+      // A package may bind the name itself (an attribute, not a submodule): then only `from` may work.
+      if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules || ps.getattr.kind !== 'none' || ps.starImports.length) return false;
+      this.findings.push({
+        file: this.opts.file,
+        range: rangeOf(node),
+        severity: 'error',
+        code: 'unknown-module',
+        message: `No module named '${prefix}': the target's package ${parent.name} has no submodule ${parts[i]}`,
+        callee: prefix,
+        param: null,
+        fixes: [],
+        definition: ps ? { file: ps.file, line: 1 } : null,
+      });
+      return false;
+    }
+    return true;
+  }
+
+  // ---- attribute access on modules ----
+
+  private checkAttribute(node: Node, scope: Scope): void {
+    const parent = node.parent;
+    if (parent && (parent.type === 'assignment' || parent.type === 'augmented_assignment') && parent.childForFieldName('left')?.id === node.id) return;
+    if (parent?.type === 'delete_statement') return;
+    const obj = node.childForFieldName('object');
+    const attr = node.childForFieldName('attribute');
+    if (!obj || !attr || (obj.type !== 'identifier' && obj.type !== 'attribute')) return;
+    if (insideErrorRegion(node)) return;
+    const base = this.valueOfExpr(obj, scope);
+    if (!base || base.kind !== 'module') return;
+    const v = this.program.resolveMember(base.name, attr.text);
+    if (v.kind !== 'missing' || guardedBy(node, HANDLES_ATTRIBUTE_ERROR)) return;
+    const s = this.program.summary(base.name);
+    this.findings.push({
+      file: this.opts.file,
+      range: rangeOf(attr),
+      severity: 'error',
+      code: 'unknown-attribute',
+      message: `module '${base.name}' has no attribute '${attr.text}' in the target`,
+      callee: `${base.name}.${attr.text}`,
+      param: null,
+      fixes: [],
+      definition: s ? { file: s.file, line: 1 } : null,
+    });
+  }
+
+  // ---- calls ----
+
+  private calleeSpec(fn: Node, scope: Scope): { spec: CallSpec; value: Value } | undefined {
+    // super().name(...) inside a method of a module-level class
+    if (fn.type === 'attribute') {
+      const obj = fn.childForFieldName('object');
+      const attr = fn.childForFieldName('attribute')?.text;
+      if (obj?.type === 'call' && obj.childForFieldName('function')?.text === 'super' && attr) {
+        return this.superSpec(obj, attr, scope);
+      }
+      if (!obj || !attr) return undefined;
+      const base = this.valueOfExpr(obj, scope);
+      if (!base) return undefined;
+      const v = this.program.attribute(base, attr);
+      const access: Access = base.kind === 'class' ? 'class' : 'plain';
+      if (v.kind === 'missing') return undefined; // reported as unknown-attribute
+      return { spec: this.checker.callables.specOf(v, access), value: v };
+    }
+    if (fn.type === 'identifier') {
+      const v = this.resolveName(fn.text, scope);
+      if (!v || v.kind === 'external' || v.kind === 'missing' || v.kind === 'special') return undefined;
+      return { spec: this.checker.callables.specOf(v, 'plain'), value: v };
+    }
+    if (fn.type === 'subscript') {
+      // C[int](...) binds like C(...)
+      const inner = fn.childForFieldName('value');
+      if (!inner) return undefined;
+      const v = this.valueOfExpr(inner, scope);
+      if (!v || v.kind !== 'class') return undefined;
+      return { spec: this.checker.callables.specOf(v, 'plain'), value: v };
+    }
+    return undefined;
+  }
+
+  private superSpec(superCall: Node, attr: string, scope: Scope): { spec: CallSpec; value: Value } | undefined {
+    const args = superCall.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment') ?? [];
+    let fnScope: Scope | undefined = scope;
+    while (fnScope && fnScope.kind !== 'function') fnScope = fnScope.parent;
+    const clsScope = fnScope?.parent;
+    if (!fnScope || !clsScope || clsScope.kind !== 'class' || !clsScope.cls) return undefined;
+    if (args.length !== 0 && !(args.length === 2 && args[0]?.text === clsScope.cls.name)) return undefined;
+    const mro = this.checker.callables.mro(clsScope.cls, this.summary);
+    if (!mro) return undefined;
+    const v = this.checker.callables.superMember(mro, 1, attr);
+    if (!v) return undefined;
+    return { spec: this.checker.callables.specOf(v, 'instance'), value: v };
+  }
+
+  private callArgs(call: Node): { args: CallArg[]; nodes: Node[] } | undefined {
+    const list = call.childForFieldName('arguments');
+    if (!list) return undefined;
+    if (list.type === 'generator_expression') return { args: [{ kind: 'positional', index: 0 }], nodes: [list] };
+    const nodes = list.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    const args: CallArg[] = [];
+    nodes.forEach((n, index) => {
+      if (n.type === 'keyword_argument') {
+        args.push({ kind: 'keyword', name: n.childForFieldName('name')?.text, index });
+      } else if (n.type === 'list_splat') {
+        const inner = n.namedChildren[0];
+        if (inner && (inner.type === 'tuple' || inner.type === 'list') && !inner.namedChildren.some((x) => x?.type === 'list_splat')) {
+          for (const x of inner.namedChildren) if (x && x.type !== 'comment') args.push({ kind: 'positional', index });
+        } else args.push({ kind: 'star', index });
+      } else if (n.type === 'dictionary_splat') {
+        const inner = n.namedChildren[0];
+        const keys = inner ? literalKeys(inner) : undefined;
+        if (keys) for (const k of keys) args.push({ kind: 'keyword', name: k, index });
+        else args.push({ kind: 'dstar', index });
+      } else {
+        args.push({ kind: 'positional', index });
+      }
+    });
+    return { args, nodes };
+  }
+
+  private checkCall(call: Node, scope: Scope): void {
+    const fn = call.childForFieldName('function');
+    if (!fn || insideErrorRegion(call)) return;
+    const resolved = this.calleeSpec(fn, scope);
+    if (!resolved) return;
+    const { spec } = resolved;
+    const nameNode = fn.type === 'attribute' ? fn.childForFieldName('attribute') ?? fn : fn.type === 'subscript' ? fn.childForFieldName('value') ?? fn : fn;
+    if (spec.kind === 'unknown') {
+      if (!isTargetValue(resolved.value)) return;
+      this.callsUnknown++;
+      this.calls.push({ range: rangeOf(nameNode), callee: fn.text, signatures: [], definition: null, unknownReason: spec.reason });
+      return;
+    }
+    if (this.isUserDefined(spec.qualname) && spec.alternatives.every((a) => a.every((s) => this.isUserDefined(s.qualname)))) return;
+    const parsed = this.callArgs(call);
+    if (!parsed) return;
+    this.callsChecked++;
+    const first = spec.alternatives[0][spec.alternatives[0].length - 1];
+    this.calls.push({
+      range: rangeOf(nameNode),
+      callee: spec.qualname,
+      signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
+      definition: first.definition,
+    });
+    // A call is fine when it binds to any alternative; each alternative must bind all its signatures.
+    const results: Array<Array<{ sig: Sig; error: BindError }>> = spec.alternatives.map((conj) => {
+      const errs: Array<{ sig: Sig; error: BindError }> = [];
+      const seen = new Set<string>();
+      for (const sig of conj) {
+        for (const error of bindCall(sig, parsed.args)) {
+          const key = `${error.kind}:${error.param}:${error.argIndex}`;
+          if (seen.has(key)) continue;
+          seen.add(key);
+          errs.push({ sig, error });
+        }
+      }
+      return errs;
+    });
+    if (results.some((r) => r.length === 0)) return;
+    const key = (r: Array<{ error: BindError }>): string => r.map((x) => `${x.error.kind}:${x.error.param}:${x.error.argIndex}`).sort().join('|');
+    if (results.length > 1 && !results.every((r) => key(r) === key(results[0]))) return; // alternatives disagree: stay silent
+    const hasStars = parsed.args.some((a) => a.kind === 'star' || a.kind === 'dstar');
+    for (const { sig, error } of results[0]) {
+      const argNode = error.argIndex !== undefined ? parsed.nodes[error.argIndex] : undefined;
+      const range = rangeOf(argNode ?? nameNode);
+      const fixes = [];
+      if (error.kind === 'unexpected-keyword' && argNode) {
+        fixes.push(fixRemoveArgument(this.lines, parsed.nodes, error.argIndex!, call.childForFieldName('arguments')!, error.param!));
+      }
+      if (error.kind === 'missing-argument' && error.param && !hasStars) {
+        const p = sig.params.find((x) => x.name === error.param);
+        if (p && p.kind !== 'posonly') fixes.push(fixInsertArgument(this.lines, parsed.nodes, call.childForFieldName('arguments')!, error.param, this.scopeNames(scope, call)));
+      }
+      this.findings.push({
+        file: this.opts.file,
+        range,
+        severity: 'error',
+        code: error.kind,
+        message: `${error.message}. Target signature: ${sigText(sig)}`,
+        callee: sig.qualname,
+        param: error.param,
+        fixes,
+        definition: sig.definition,
+        signature: sigText(sig),
+      });
+    }
+  }
+
+  /** Names visible at a call, in the order a fix should prefer them. */
+  private scopeNames(scope: Scope, at: Node): ScopeNames {
+    const names: string[] = [];
+    for (let s: Scope | undefined = scope; s; s = s.parent) {
+      if (s.kind === 'function') names.push(...s.locals.keys());
+    }
+    for (const [name, bs] of this.summary.bindings) {
+      if (bs.some((b) => b.line <= at.startPosition.row + 1 || b.kind === 'def' || b.kind === 'class')) names.push(name);
+    }
+    return names;
+  }
+}
+
+function isTargetValue(v: Value): boolean {
+  switch (v.kind) {
+    case 'function':
+    case 'class':
+      return v.summary.name !== USER_MODULE;
+    case 'partial':
+      return isTargetValue(v.base);
+    case 'anyOf':
+      return v.values.some((x) => isTargetValue(x));
+    case 'namedtuple':
+      return !v.qualname.startsWith(USER_MODULE + '.');
+    case 'unknown':
+      return true;
+    default:
+      return false;
+  }
+}
+
+function literalKeys(n: Node): string[] | undefined {
+  if (n.type === 'dictionary') {
+    const keys: string[] = [];
+    for (const p of n.namedChildren) {
+      if (!p || p.type === 'comment') continue;
+      if (p.type !== 'pair') return undefined;
+      const k = p.childForFieldName('key');
+      const v = k ? stringValue(k) : undefined;
+      if (v === undefined) return undefined;
+      keys.push(v);
+    }
+    return keys;
+  }
+  if (n.type === 'call' && n.childForFieldName('function')?.text === 'dict') {
+    const args = n.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment') ?? [];
+    if (!args.every((a) => a?.type === 'keyword_argument')) return undefined;
+    return args.map((a) => a!.childForFieldName('name')!.text);
+  }
+  return undefined;
+}

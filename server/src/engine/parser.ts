@@ -1,0 +1,64 @@
+/**
+ * The one place that loads web-tree-sitter and the tree-sitter-python grammar.
+ *
+ * Entry points (server bundle, CLI bundle, tests) call `initParser` once. The wasm files are
+ * looked for beside the running bundle first (that is how the packaged extension ships them),
+ * then in the installed npm packages (development and tests).
+ */
+import * as fs from 'fs';
+import * as path from 'path';
+import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+
+export type { Node, Tree };
+
+export const GRAMMAR_FILE = 'tree-sitter-python.wasm';
+export const RUNTIME_FILE = 'tree-sitter.wasm';
+
+let ready: Promise<Parser> | undefined;
+let parserInstance: Parser | undefined;
+
+export interface WasmLocation {
+  runtime: string;
+  grammar: string;
+}
+
+/** Finds the two wasm files: `dir` (usually the bundle's folder) first, then node_modules. */
+export function locateWasm(dir?: string): WasmLocation {
+  const candidates: WasmLocation[] = [];
+  if (dir) candidates.push({ runtime: path.join(dir, RUNTIME_FILE), grammar: path.join(dir, GRAMMAR_FILE) });
+  try {
+    candidates.push({
+      runtime: require.resolve('web-tree-sitter/tree-sitter.wasm'),
+      grammar: require.resolve(`tree-sitter-python/${GRAMMAR_FILE}`),
+    });
+  } catch {
+    // not installed: only the bundled copies can work
+  }
+  for (const c of candidates) {
+    if (fs.existsSync(c.runtime) && fs.existsSync(c.grammar)) return c;
+  }
+  throw new Error(`cannot find ${RUNTIME_FILE} and ${GRAMMAR_FILE} (looked in ${dir ?? 'node_modules'})`);
+}
+
+export function initParser(dir?: string): Promise<Parser> {
+  if (!ready) {
+    ready = (async () => {
+      const where = locateWasm(dir);
+      await Parser.init({ locateFile: () => where.runtime });
+      const language = await Language.load(where.grammar);
+      const parser = new Parser();
+      parser.setLanguage(language);
+      parserInstance = parser;
+      return parser;
+    })();
+  }
+  return ready;
+}
+
+/** Parses Python source; `initParser` must have completed. The caller deletes the tree. */
+export function parsePython(text: string): Tree {
+  if (!parserInstance) throw new Error('parser not initialised: await initParser() first');
+  const tree = parserInstance.parse(text);
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  return tree;
+}

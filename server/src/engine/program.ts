@@ -1,0 +1,295 @@
+/**
+ * The program: a target's modules, summarised lazily, and name resolution across them
+ * (imports, re-exports, star imports, aliases, module `__getattr__`).
+ */
+import type { ModuleFile, Target } from './sources/target';
+import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, summarizeModule } from './summary';
+import { canonical, isKnown } from './specials';
+import type { ArgExpr, Expr } from './syntax';
+
+export type Value =
+  | { kind: 'module'; name: string }
+  | { kind: 'class'; cls: ClassInfo; summary: ModuleSummary }
+  | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo }
+  /** A library object known by name (see specials.ts). */
+  | { kind: 'special'; name: string }
+  /** Something outside the target, by dotted name. */
+  | { kind: 'external'; qualname: string }
+  | { kind: 'partial'; base: Value; args: ArgExpr[] }
+  | { kind: 'namedtuple'; fields: string[]; defaults: number; qualname: string; file: string; line: number }
+  | { kind: 'anyOf'; values: Value[] }
+  | { kind: 'unknown'; reason: string }
+  /** The module certainly lacks the name. */
+  | { kind: 'missing'; module: string; name: string };
+
+const MAX_DEPTH = 40;
+
+interface CachedModule {
+  version: string | undefined;
+  summary: ModuleSummary | null;
+  generation: number;
+}
+
+export class Program {
+  private readonly modules = new Map<string, CachedModule>();
+  private readonly overlays = new Map<string, ModuleSummary>();
+  private generation = 0;
+  /** Distinct target files summarised since the last reset of the counter. */
+  readonly filesRead = new Set<string>();
+  /** Called with a module name each time a target file is read and summarised. */
+  onRead?: (name: string, file: string) => void;
+  /** Called when a target module cannot be read or parsed. */
+  onError?: (name: string, error: unknown) => void;
+
+  constructor(readonly target: Target) {}
+
+  /** Starts a new check: files are re-validated (size/mtime) at most once per generation. */
+  nextGeneration(): void {
+    this.generation++;
+    this.target.invalidate();
+  }
+
+  setOverlay(summary: ModuleSummary): void {
+    this.overlays.set(summary.name, summary);
+  }
+
+  removeOverlay(name: string): void {
+    this.overlays.delete(name);
+  }
+
+  findModule(name: string): ModuleFile | null {
+    return this.target.findModule(name);
+  }
+
+  inTarget(moduleName: string): boolean {
+    return this.overlays.has(moduleName) || this.target.findModule(moduleName) !== null;
+  }
+
+  /** The summary of a module, or null when the target lacks it or it has no source. */
+  summary(name: string): ModuleSummary | null {
+    const overlay = this.overlays.get(name);
+    if (overlay) return overlay;
+    const file = this.target.findModule(name);
+    if (!file || !file.rel) return null;
+    const cached = this.modules.get(name);
+    if (cached && cached.generation === this.generation) return cached.summary;
+    const version = file.root.fileVersion(file.rel);
+    if (cached && cached.version === version && version !== undefined) {
+      cached.generation = this.generation;
+      return cached.summary;
+    }
+    let summary: ModuleSummary | null = null;
+    try {
+      const text = file.root.readText(file.rel);
+      if (text !== undefined) {
+        summary = summarizeModule(text, name, file.isPackage, file.root.displayPath(file.rel));
+        this.filesRead.add(summary.file);
+        this.onRead?.(name, summary.file);
+      }
+    } catch (e) {
+      this.onError?.(name, e);
+      summary = null;
+    }
+    this.modules.set(name, { version, summary, generation: this.generation });
+    return summary;
+  }
+
+  /** `module.name` as Python's import system and attribute access would see it. */
+  resolveMember(module: string, name: string, depth = 0): Value {
+    if (depth > MAX_DEPTH) return { kind: 'unknown', reason: 'import cycle' };
+    const file = this.overlays.has(module) ? null : this.target.findModule(module);
+    if (!this.overlays.has(module)) {
+      if (!file) return known({ kind: 'external', qualname: `${module}.${name}` });
+      if (file.compiled) return { kind: 'unknown', reason: `${module} is a compiled module` };
+    }
+    const summary = this.summary(module);
+    if (!summary && file && file.rel) return { kind: 'unknown', reason: `${module} could not be read` };
+    const bindings = summary?.bindings.get(name);
+    if (bindings && summary) return this.valueOfBindings(bindings, summary, name, depth);
+    if ((file?.isPackage || summary?.isPackage) && this.target.findModule(`${module}.${name}`)) return { kind: 'module', name: `${module}.${name}` };
+    if (summary) {
+      for (const star of summary.starImports) {
+        const r = this.starMember(star, name, depth + 1);
+        if (r.kind !== 'missing') return r;
+      }
+      if (summary.dynamic) return { kind: 'unknown', reason: `${module} writes its namespace dynamically` };
+      if (summary.getattr.kind === 'opaque') return { kind: 'unknown', reason: `${module} has a module __getattr__` };
+      if (summary.getattr.kind === 'names' && summary.getattr.names.has(name)) {
+        return { kind: 'unknown', reason: `${module}.${name} is served by the module's __getattr__` };
+      }
+    }
+    return { kind: 'missing', module, name };
+  }
+
+  private starMember(module: string, name: string, depth: number): Value {
+    const file = this.target.findModule(module);
+    if (!file) return { kind: 'unknown', reason: `star import from ${module}, which is outside the target` };
+    if (file.compiled) return { kind: 'unknown', reason: `star import from compiled ${module}` };
+    const s = this.summary(module);
+    if (!s) return { kind: 'unknown', reason: `star import from unreadable ${module}` };
+    if (s.all === 'dynamic') return { kind: 'unknown', reason: `${module}.__all__ is computed` };
+    if (Array.isArray(s.all)) {
+      if (!s.all.includes(name)) return { kind: 'missing', module, name };
+    } else if (name.startsWith('_')) return { kind: 'missing', module, name };
+    const r = this.resolveMember(module, name, depth);
+    // `from m import *` without __all__ does not import submodules that m never bound.
+    if (!Array.isArray(s.all) && r.kind === 'module' && !s.bindings.has(name)) return { kind: 'missing', module, name };
+    return r;
+  }
+
+  valueOfBindings(bindings: Binding[], summary: ModuleSummary, name: string, depth: number): Value {
+    const values = bindings.map((b) => this.valueOfBinding(b, summary, depth));
+    return anyOf(values);
+  }
+
+  valueOfBinding(b: Binding, summary: ModuleSummary, depth: number): Value {
+    switch (b.kind) {
+      case 'def':
+        return known({ kind: 'function', fn: b.fn, summary }, `${summary.name}.${b.fn.name}`);
+      case 'class':
+        return known({ kind: 'class', cls: b.cls, summary }, b.cls.qualname);
+      case 'module':
+        return this.inTarget(b.module) || this.target.hasTopLevel(b.module) ? this.moduleValue(b.module) : known({ kind: 'external', qualname: b.module });
+      case 'from': {
+        const r = this.resolveMember(b.module, b.name, depth + 1);
+        return r;
+      }
+      case 'value':
+        return this.evalExpr(b.expr, summary, depth + 1);
+      case 'opaque':
+        return { kind: 'unknown', reason: 'bound by a statement the engine does not follow' };
+    }
+  }
+
+  private moduleValue(name: string): Value {
+    return this.target.findModule(name) || this.overlays.has(name) ? { kind: 'module', name } : { kind: 'missing', module: name.split('.').slice(0, -1).join('.'), name: name.split('.').pop()! };
+  }
+
+  /** A name as seen by code at module level of `summary` (globals, then builtins). */
+  resolveGlobal(summary: ModuleSummary, name: string, depth = 0): Value {
+    const b = summary.bindings.get(name);
+    if (b) return this.valueOfBindings(b, summary, name, depth);
+    if (summary.typeCheckingOnly.has(name)) return { kind: 'unknown', reason: `${name} is bound only under TYPE_CHECKING` };
+    for (const star of summary.starImports) {
+      const r = this.starMember(star, name, depth + 1);
+      if (r.kind !== 'missing') return r;
+    }
+    if (summary.dynamic || summary.getattr.kind !== 'none') return { kind: 'unknown', reason: `${summary.name} has dynamic globals` };
+    return known({ kind: 'external', qualname: `builtins.${name}` });
+  }
+
+  evalExpr(e: Expr, summary: ModuleSummary, depth = 0): Value {
+    if (depth > MAX_DEPTH) return { kind: 'unknown', reason: 'alias chain too deep' };
+    switch (e.kind) {
+      case 'name':
+        return this.resolveGlobal(summary, e.name, depth);
+      case 'attr':
+        return this.attribute(this.evalExpr(e.base, summary, depth + 1), e.attr, depth + 1);
+      case 'subscript':
+        return this.evalExpr(e.base, summary, depth + 1);
+      case 'cond':
+        return anyOf(e.alts.map((a) => this.evalExpr(a, summary, depth + 1)));
+      case 'call': {
+        const callee = this.evalExpr(e.callee, summary, depth + 1);
+        if (callee.kind === 'special' && callee.name === 'functools.partial' && e.args.length > 0 && !e.args[0].name && !e.args[0].star) {
+          return { kind: 'partial', base: this.evalExpr(e.args[0].value, summary, depth + 1), args: e.args.slice(1) };
+        }
+        if (callee.kind === 'special' && callee.name === 'collections.namedtuple') return namedtupleValue(e.args, summary);
+        return { kind: 'unknown', reason: 'the value of a call' };
+      }
+      default:
+        return { kind: 'unknown', reason: 'an expression the engine does not evaluate' };
+    }
+  }
+
+  /** `value.attr` for modules, classes (their own and inherited members) and external objects. */
+  attribute(v: Value, attr: string, depth = 0): Value {
+    switch (v.kind) {
+      case 'module':
+        return this.resolveMember(v.name, attr, depth);
+      case 'external':
+        return known({ kind: 'external', qualname: `${v.qualname}.${attr}` });
+      case 'class': {
+        const m = this.classMember(v.cls, v.summary, attr, depth);
+        return m ?? { kind: 'unknown', reason: `${v.cls.name}.${attr} is not defined in a class the engine can see` };
+      }
+      case 'anyOf':
+        return anyOf(v.values.map((x) => this.attribute(x, attr, depth + 1)));
+      case 'missing':
+        return v;
+      default:
+        return { kind: 'unknown', reason: 'attribute of a value the engine does not model' };
+    }
+  }
+
+  /** A member looked up on a class along its bases (first definition wins); undefined when unsure. */
+  classMember(cls: ClassInfo, summary: ModuleSummary, attr: string, depth = 0): Value | undefined {
+    const seen = new Set<ClassInfo>();
+    const visit = (c: ClassInfo, s: ModuleSummary, d: number): Value | undefined => {
+      if (seen.has(c) || d > MAX_DEPTH) return { kind: 'unknown', reason: 'class hierarchy too deep' };
+      seen.add(c);
+      const b = c.members.get(attr);
+      if (b) {
+        return anyOf(
+          b.map((x) => {
+            if (x.kind === 'def') return known({ kind: 'function', fn: x.fn, summary: s, owner: c }, `${c.qualname}.${x.fn.name}`);
+            if (x.kind === 'class') return known({ kind: 'class', cls: x.cls, summary: s }, x.cls.qualname);
+            if (x.kind === 'value') return this.evalExpr(x.expr, s, d + 1);
+            return { kind: 'unknown', reason: 'class attribute bound dynamically' } as Value;
+          }),
+        );
+      }
+      for (const base of c.bases) {
+        const bv = this.evalExpr(base, s, d + 1);
+        if (bv.kind === 'class') {
+          const r = visit(bv.cls, bv.summary, d + 1);
+          if (r) return r;
+        } else if (!(bv.kind === 'special' && bv.name === 'object')) {
+          return { kind: 'unknown', reason: 'a base class the engine cannot see' };
+        }
+      }
+      return undefined;
+    };
+    return visit(cls, summary, depth);
+  }
+}
+
+/** Maps a value to its special form when its qualified name is one the engine knows. */
+export function known(v: Value, qualname?: string): Value {
+  const q = qualname ?? (v.kind === 'external' ? v.qualname : undefined);
+  if (q && isKnown(q)) return { kind: 'special', name: canonical(q) };
+  return v;
+}
+
+export function anyOf(values: Value[]): Value {
+  if (values.length === 1) return values[0];
+  const flat: Value[] = [];
+  for (const v of values) {
+    if (v.kind === 'anyOf') flat.push(...v.values);
+    else flat.push(v);
+  }
+  return { kind: 'anyOf', values: flat };
+}
+
+function namedtupleValue(args: ArgExpr[], summary: ModuleSummary): Value {
+  const [nameArg, fieldsArg] = args;
+  if (!nameArg || !fieldsArg || nameArg.name || fieldsArg.name || nameArg.star || fieldsArg.star) return { kind: 'unknown', reason: 'namedtuple with non-literal arguments' };
+  let fields: string[];
+  if (fieldsArg.value.kind === 'str') fields = fieldsArg.value.value.replace(/,/g, ' ').split(/\s+/).filter(Boolean);
+  else if (fieldsArg.value.kind === 'strs') fields = fieldsArg.value.values;
+  else return { kind: 'unknown', reason: 'namedtuple fields are not a literal' };
+  let defaults = 0;
+  for (const a of args.slice(2)) {
+    if (a.star) return { kind: 'unknown', reason: 'namedtuple with ** arguments' };
+    if (a.name === 'rename') return { kind: 'unknown', reason: 'namedtuple with rename' };
+    if (a.name === 'defaults') {
+      const m = /^\s*[([]\s*(.*?)\s*,?\s*[)\]]\s*$/s.exec(a.value.kind === 'other' || a.value.kind === 'const' ? a.value.text : '');
+      if (a.value.kind === 'strs') defaults = a.value.values.length;
+      else if (m && !/[([{'"]/.test(m[1])) defaults = m[1] ? m[1].split(',').filter((x) => x.trim()).length : 0;
+      else return { kind: 'unknown', reason: 'namedtuple defaults are not a literal' };
+    }
+  }
+  if (!fields.every((f) => /^[A-Za-z][A-Za-z0-9_]*$/.test(f))) return { kind: 'unknown', reason: 'namedtuple field names need renaming' };
+  const name = nameArg.value.kind === 'str' ? nameArg.value.value : 'namedtuple';
+  return { kind: 'namedtuple', fields, defaults, qualname: `${summary.name}.${name}`, file: summary.file, line: 0 };
+}

@@ -1,0 +1,73 @@
+import * as fs from 'fs';
+import * as path from 'path';
+import { decodeSource, type SourceRoot, TargetError } from './sourceRoot';
+
+/** A folder on the import path: a site-packages folder or a source checkout. */
+export class DirectoryRoot implements SourceRoot {
+  readonly label: string;
+
+  constructor(readonly dir: string) {
+    this.label = dir;
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(dir);
+    } catch (e) {
+      throw new TargetError(`target path does not exist: ${dir}`);
+    }
+    if (!st.isDirectory()) throw new TargetError(`target path is not a folder: ${dir}`);
+    try {
+      fs.readdirSync(dir);
+    } catch (e) {
+      throw new TargetError(`target folder cannot be read: ${dir} (${(e as NodeJS.ErrnoException).code ?? e})`);
+    }
+  }
+
+  private abs(rel: string): string {
+    return rel ? path.join(this.dir, rel) : this.dir;
+  }
+
+  readText(rel: string): string | undefined {
+    try {
+      return decodeSource(fs.readFileSync(this.abs(rel)));
+    } catch {
+      return undefined;
+    }
+  }
+
+  listDir(rel: string): string[] | undefined {
+    try {
+      return fs.readdirSync(this.abs(rel));
+    } catch {
+      return undefined;
+    }
+  }
+
+  isFile(rel: string): boolean {
+    try {
+      return fs.statSync(this.abs(rel)).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  isDir(rel: string): boolean {
+    try {
+      return fs.statSync(this.abs(rel)).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  fileVersion(rel: string): string | undefined {
+    try {
+      const st = fs.statSync(this.abs(rel));
+      return `${st.size}:${st.mtimeMs}:${st.ino}`;
+    } catch {
+      return undefined;
+    }
+  }
+
+  displayPath(rel: string): string {
+    return this.abs(rel);
+  }
+}

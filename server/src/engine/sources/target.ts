@@ -1,0 +1,113 @@
+import * as fs from 'fs';
+import { DirectoryRoot } from './directoryRoot';
+import { type SourceRoot, TargetError } from './sourceRoot';
+import { ZipRoot } from './zipRoot';
+
+export { TargetError };
+
+/** Where one module's source lives. */
+export interface ModuleFile {
+  name: string;
+  root: SourceRoot;
+  /** The file read for signatures (`.pyi` wins over `.py`); undefined for a namespace package or a compiled module. */
+  rel: string | undefined;
+  isPackage: boolean;
+  /** Folders searched for submodules (several for a namespace package spread over roots). */
+  packageDirs: Array<{ root: SourceRoot; rel: string }>;
+  /** A compiled extension module: it exists, but nothing is known about its names. */
+  compiled: boolean;
+}
+
+const COMPILED = /\.(cpython-[^.]*\.so|abi3\.so|so|pyd)$/;
+
+/** Opens one target path given by a user: a folder, or a `.whl` / `.zip` archive. */
+export function openRoot(spec: string): SourceRoot {
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(spec);
+  } catch {
+    throw new TargetError(`target path does not exist: ${spec}`);
+  }
+  if (st.isFile()) {
+    if (/\.(whl|zip)$/i.test(spec)) return new ZipRoot(spec);
+    throw new TargetError(`target is a file but not a .whl or .zip archive: ${spec}`);
+  }
+  return new DirectoryRoot(spec);
+}
+
+/**
+ * A target: one or more import roots, searched in order the way Python's path finder does.
+ * Module lookups are memoised; `invalidate` clears them when files change.
+ */
+export class Target {
+  private readonly cache = new Map<string, ModuleFile | null>();
+
+  constructor(readonly roots: SourceRoot[]) {}
+
+  static open(specs: string[]): Target {
+    if (specs.length === 0) throw new TargetError('no target given');
+    return new Target(specs.map(openRoot));
+  }
+
+  get label(): string {
+    return this.roots.map((r) => r.label).join(', ');
+  }
+
+  invalidate(): void {
+    this.cache.clear();
+  }
+
+  /** Finds a module by dotted name, or null when the target does not have it. */
+  findModule(name: string): ModuleFile | null {
+    const hit = this.cache.get(name);
+    if (hit !== undefined) return hit;
+    const found = this.lookup(name);
+    this.cache.set(name, found);
+    return found;
+  }
+
+  /** True when the target has the top-level package or module of `name`. */
+  hasTopLevel(name: string): boolean {
+    return this.findModule(name.split('.')[0]) !== null;
+  }
+
+  private lookup(name: string): ModuleFile | null {
+    const dot = name.lastIndexOf('.');
+    if (dot < 0) return findIn(name, name, this.roots.map((root) => ({ root, rel: '' })));
+    const parent = this.findModule(name.slice(0, dot));
+    if (!parent || !parent.isPackage) return null;
+    return findIn(name, name.slice(dot + 1), parent.packageDirs);
+  }
+}
+
+function join(dir: string, name: string): string {
+  return dir ? `${dir}/${name}` : name;
+}
+
+function findIn(fullName: string, last: string, dirs: Array<{ root: SourceRoot; rel: string }>): ModuleFile | null {
+  const namespaceDirs: Array<{ root: SourceRoot; rel: string }> = [];
+  for (const { root, rel } of dirs) {
+    const pkg = join(rel, last);
+    if (root.isDir(pkg)) {
+      for (const init of ['__init__.pyi', '__init__.py']) {
+        if (root.isFile(join(pkg, init))) {
+          return { name: fullName, root, rel: join(pkg, init), isPackage: true, packageDirs: [{ root, rel: pkg }], compiled: false };
+        }
+      }
+      namespaceDirs.push({ root, rel: pkg });
+    }
+    for (const ext of ['.pyi', '.py']) {
+      if (root.isFile(join(rel, last + ext))) {
+        return { name: fullName, root, rel: join(rel, last + ext), isPackage: false, packageDirs: [], compiled: false };
+      }
+    }
+    const entries = root.listDir(rel);
+    if (entries && entries.some((e) => e.startsWith(last + '.') && COMPILED.test(e) && e.split('.')[0] === last)) {
+      return { name: fullName, root, rel: undefined, isPackage: false, packageDirs: [], compiled: true };
+    }
+  }
+  if (namespaceDirs.length > 0) {
+    return { name: fullName, root: namespaceDirs[0].root, rel: undefined, isPackage: true, packageDirs: namespaceDirs, compiled: false };
+  }
+  return null;
+}

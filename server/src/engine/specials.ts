@@ -1,0 +1,141 @@
+/**
+ * Library objects the engine knows by qualified name, whether the target contains their source
+ * (the standard library as a target) or not (msgspec, pydantic, torch are usually not readable).
+ */
+
+/** Canonical spellings: re-export paths and backports map to one name. */
+const ALIASES: Record<string, string> = {
+  'builtins.object': 'object',
+  'typing_extensions.Protocol': 'typing.Protocol',
+  'typing_extensions.Generic': 'typing.Generic',
+  'typing_extensions.NamedTuple': 'typing.NamedTuple',
+  'typing_extensions.TypedDict': 'typing.TypedDict',
+  'typing_extensions.override': 'typing.override',
+  'typing_extensions.final': 'typing.final',
+  'typing_extensions.runtime_checkable': 'typing.runtime_checkable',
+  'typing_extensions.overload': 'typing.overload',
+  'typing_extensions.dataclass_transform': 'typing.dataclass_transform',
+  'typing_extensions.deprecated': 'warnings.deprecated',
+  'typing.runtime': 'typing.runtime_checkable',
+  'pydantic.main.BaseModel': 'pydantic.BaseModel',
+  'pydantic.fields.Field': 'pydantic.Field',
+  'pydantic.config.ConfigDict': 'pydantic.ConfigDict',
+  'pydantic.dataclasses.dataclass': 'pydantic.dataclasses.dataclass',
+  'msgspec.structs.Struct': 'msgspec.Struct',
+  'enum.EnumType': 'enum.EnumMeta',
+  'abc.abstractclassmethod': 'abc.abstractmethod',
+  'abc.abstractstaticmethod': 'abc.abstractmethod',
+  'torch.nn.modules.module.Module': 'torch.nn.Module',
+  'attr.attrs': 'attr.s',
+  'attr.attrib': 'attr.ib',
+  'attrs.define': 'attr.define',
+  'attrs.frozen': 'attr.define',
+  'attrs.mutable': 'attr.define',
+  'attr.frozen': 'attr.define',
+  'attr.mutable': 'attr.define',
+  'attrs.field': 'attr.ib',
+  'attr.field': 'attr.ib',
+};
+
+export function canonical(qualname: string): string {
+  return ALIASES[qualname] ?? qualname;
+}
+
+export const KNOWN = new Set<string>([
+  'object',
+  'typing.Generic',
+  'typing.Protocol',
+  'abc.ABC',
+  'typing.NamedTuple',
+  'typing.TypedDict',
+  'collections.namedtuple',
+  'dataclasses.dataclass',
+  'dataclasses.field',
+  'dataclasses.InitVar',
+  'dataclasses.KW_ONLY',
+  'pydantic.dataclasses.dataclass',
+  'pydantic.BaseModel',
+  'pydantic.Field',
+  'msgspec.Struct',
+  'msgspec.field',
+  'enum.Enum',
+  'enum.IntEnum',
+  'enum.Flag',
+  'enum.IntFlag',
+  'enum.StrEnum',
+  'enum.ReprEnum',
+  'enum.EnumMeta',
+  'abc.ABCMeta',
+  'builtins.type',
+  'functools.partial',
+  'functools.cache',
+  'functools.lru_cache',
+  'functools.wraps',
+  'functools.cached_property',
+  'functools.total_ordering',
+  'contextlib.contextmanager',
+  'contextlib.asynccontextmanager',
+  'abc.abstractmethod',
+  'typing.override',
+  'typing.final',
+  'typing.runtime_checkable',
+  'typing.overload',
+  'typing.dataclass_transform',
+  'warnings.deprecated',
+  'builtins.staticmethod',
+  'builtins.classmethod',
+  'builtins.property',
+  'torch.nn.Module',
+  'torch.inference_mode',
+  'torch.no_grad',
+  'torch.enable_grad',
+  'attr.s',
+  'attr.define',
+  'attr.ib',
+]);
+
+export function isKnown(qualname: string): boolean {
+  return KNOWN.has(canonical(qualname));
+}
+
+/** Decorators that leave a function's call signature as it is (errors surface when it is called). */
+export const TRANSPARENT_FUNCTION_DECORATORS = new Set<string>([
+  'functools.cache',
+  'functools.lru_cache',
+  'functools.wraps',
+  'contextlib.contextmanager',
+  'contextlib.asynccontextmanager',
+  'abc.abstractmethod',
+  'typing.override',
+  'typing.final',
+  'warnings.deprecated',
+  'torch.inference_mode',
+  'torch.no_grad',
+  'torch.enable_grad',
+]);
+
+/** Class decorators that return the class unchanged. */
+export const TRANSPARENT_CLASS_DECORATORS = new Set<string>([
+  'typing.final',
+  'typing.runtime_checkable',
+  'warnings.deprecated',
+  'functools.total_ordering',
+]);
+
+/** Bases that may follow the class that owns `__init__`/`__new__` without making a call unknown. */
+export const ALLOWED_AFTER_OWNER = new Set<string>([
+  'object',
+  'typing.Generic',
+  'typing.Protocol',
+  'abc.ABC',
+  'torch.nn.Module',
+  'transformers.PretrainedConfig',
+  'transformers.configuration_utils.PretrainedConfig',
+]);
+
+/** Built-in exception classes: their `__new__` accepts any arguments. */
+export function isBuiltinException(qualname: string): boolean {
+  return /^builtins\.(BaseException|Exception|[A-Za-z]*(Error|Warning|Exit|Interrupt|Iteration|Exception))$/.test(qualname);
+}
+
+export const ENUM_BASES = new Set(['enum.Enum', 'enum.IntEnum', 'enum.Flag', 'enum.IntFlag', 'enum.StrEnum', 'enum.ReprEnum']);

@@ -1,0 +1,571 @@
+/**
+ * Module summaries: what a target module binds at module level and in its class bodies, with
+ * function signatures and dataclass-style fields. Bodies of functions are not kept, only a few
+ * facts about them that decorator analysis needs. Trees are freed as soon as the summary is made.
+ */
+import { parsePython, type Node } from './parser';
+import { dotted, type Expr, line1, readParams, statements, stringValue, toExpr, type Param } from './syntax';
+
+export interface FunctionInfo {
+  name: string;
+  params: Param[];
+  decorators: Expr[];
+  line: number;
+  /** Decorator analysis: the function returns an inner `(*args, **kwargs)` wrapper that calls its first parameter with them unchanged. */
+  forwardsWrapper: boolean;
+  /** Decorator analysis: the function ends by returning its first parameter, which it never replaces or patches. */
+  returnsFirstArg: boolean;
+  /** Decorator factories: the inner function the body returns. */
+  returnedInner?: FunctionInfo;
+  /** The first statement warns with DeprecationWarning/FutureWarning: the literal message, if any. */
+  deprecation?: string;
+  /** The body configures pydantic with `extra="forbid"` (for dataclass_transform decorators). */
+  forbidsExtra: boolean;
+}
+
+export interface FieldInfo {
+  name: string;
+  annotation: string;
+  line: number;
+  value?: Expr;
+}
+
+export type Binding =
+  | { kind: 'def'; fn: FunctionInfo; conditional: boolean; line: number }
+  | { kind: 'class'; cls: ClassInfo; conditional: boolean; line: number }
+  /** `import a.b` (binds `a` to module `a`) and `import a.b as c` (binds `c` to `a.b`). */
+  | { kind: 'module'; module: string; conditional: boolean; line: number }
+  /** `from m import x` */
+  | { kind: 'from'; module: string; name: string; conditional: boolean; line: number }
+  | { kind: 'value'; expr: Expr; conditional: boolean; line: number }
+  /** Bound, but to nothing the engine can follow (loop targets, unpacking, augmented assignment). */
+  | { kind: 'opaque'; conditional: boolean; line: number };
+
+export interface ClassInfo {
+  name: string;
+  /** Dotted name: module name plus enclosing classes. */
+  qualname: string;
+  module: string;
+  line: number;
+  bases: Expr[];
+  keywords: Map<string, Expr>;
+  decorators: Expr[];
+  members: Map<string, Binding[]>;
+  /** Annotated class-level names in order (with or without a value). */
+  fields: FieldInfo[];
+}
+
+export type GetattrInfo = { kind: 'none' } | { kind: 'names'; names: Set<string>; line: number } | { kind: 'opaque'; line: number };
+
+export interface ModuleSummary {
+  name: string;
+  isPackage: boolean;
+  /** The path shown for this module's definitions. */
+  file: string;
+  bindings: Map<string, Binding[]>;
+  /** Absolute module names of `from m import *`, in order. */
+  starImports: string[];
+  /** `__all__` when it is a literal; 'dynamic' when it is built some other way; null when absent. */
+  all: string[] | 'dynamic' | null;
+  getattr: GetattrInfo;
+  /** The module writes its own namespace through globals(), vars() or sys.modules. */
+  dynamic: boolean;
+  /** Names bound only under `if TYPE_CHECKING:` (for explanations). */
+  typeCheckingOnly: Set<string>;
+  /** The module writes to sys.modules: submodules may exist without files. */
+  registersModules: boolean;
+}
+
+const DYNAMIC_NAMESPACE = /\bglobals\(\)|\bvars\(\)|sys\.modules\[__name__\]|\._convert_\(|\bexec\(|\bglobal_enum\b/;
+/** The module puts entries into sys.modules itself (e.g. a submodule that is an alias). */
+const REGISTERS_MODULES = /\bmodules\s*\[[^\]]+\]\s*=(?!=)/;
+
+/** Resolves `from ..x import y` against the importing module. */
+export function resolveRelative(current: string, isPackage: boolean, level: number, rest: string): string | undefined {
+  const parts = current.split('.');
+  if (!isPackage) parts.pop();
+  for (let i = 1; i < level; i++) {
+    if (parts.length === 0) return undefined;
+    parts.pop();
+  }
+  if (rest) parts.push(rest);
+  return parts.length ? parts.join('.') : undefined;
+}
+
+function isMainGuard(node: Node | null): boolean {
+  return !!node && /^__name__==(['"])__main__\1$/.test(node.text.replace(/\s+/g, ''));
+}
+
+function isTypeCheckingTest(node: Node | null): boolean {
+  if (!node) return false;
+  const t = node.text.replace(/\s+/g, '');
+  return t === 'TYPE_CHECKING' || t === 'typing.TYPE_CHECKING' || t === 't.TYPE_CHECKING';
+}
+
+export function addBinding(map: Map<string, Binding[]>, name: string, b: Binding): void {
+  const list = map.get(name);
+  if (!list || !b.conditional) map.set(name, [b]);
+  else list.push(b);
+}
+
+/** Reads the import statements of a module or function body into bindings. */
+export function importBindings(
+  stmt: Node,
+  current: { name: string; isPackage: boolean },
+  conditional: boolean,
+  onStar: (module: string) => void,
+): Array<[string, Binding]> {
+  const out: Array<[string, Binding]> = [];
+  const line = line1(stmt);
+  if (stmt.type === 'import_statement') {
+    for (const c of stmt.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'dotted_name') {
+        const full = c.text.replace(/\s+/g, '');
+        out.push([full.split('.')[0], { kind: 'module', module: full.split('.')[0], conditional, line }]);
+      } else if (c.type === 'aliased_import') {
+        const full = c.childForFieldName('name')?.text.replace(/\s+/g, '');
+        const alias = c.childForFieldName('alias')?.text;
+        if (full && alias) out.push([alias, { kind: 'module', module: full, conditional, line }]);
+      }
+    }
+  } else if (stmt.type === 'import_from_statement') {
+    const modNode = stmt.childForFieldName('module_name');
+    const module = modNode ? absoluteModule(modNode, current) : undefined;
+    if (!module) return out;
+    if (stmt.namedChildren.some((c) => c?.type === 'wildcard_import')) {
+      onStar(module);
+      return out;
+    }
+    for (const c of stmt.childrenForFieldName('name')) {
+      if (!c) continue;
+      if (c.type === 'dotted_name') {
+        out.push([c.text, { kind: 'from', module, name: c.text, conditional, line }]);
+      } else if (c.type === 'aliased_import') {
+        const name = c.childForFieldName('name')?.text;
+        const alias = c.childForFieldName('alias')?.text;
+        if (name && alias) out.push([alias, { kind: 'from', module, name, conditional, line }]);
+      }
+    }
+  }
+  return out;
+}
+
+export function absoluteModule(modNode: Node, current: { name: string; isPackage: boolean }): string | undefined {
+  if (modNode.type === 'relative_import') {
+    let level = 0;
+    let rest = '';
+    for (const c of modNode.children) {
+      if (!c) continue;
+      if (c.type === 'import_prefix') level = c.text.replace(/\s+/g, '').length;
+      else if (c.type === 'dotted_name') rest = c.text.replace(/\s+/g, '');
+    }
+    return resolveRelative(current.name, current.isPackage, level, rest);
+  }
+  return modNode.text.replace(/\s+/g, '');
+}
+
+function identifierTargets(node: Node, out: string[]): void {
+  if (node.type === 'identifier') out.push(node.text);
+  else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'expression_list', 'tuple', 'list', 'parenthesized_expression', 'list_splat_pattern'].includes(node.type)) {
+    for (const c of node.namedChildren) if (c) identifierTargets(c, out);
+  }
+}
+
+function decoratorsOf(node: Node): Expr[] {
+  if (node.type !== 'decorated_definition') return [];
+  return node.namedChildren
+    .filter((c): c is Node => !!c && c.type === 'decorator')
+    .map((d) => toExpr(d.namedChildren.find((x) => x && x.type !== 'comment') ?? null));
+}
+
+function definitionOf(node: Node): Node | null {
+  return node.type === 'decorated_definition' ? node.childForFieldName('definition') : node;
+}
+
+export function isOverload(decorators: Expr[]): boolean {
+  return decorators.some((d) => {
+    const n = dotted(d);
+    return n === 'overload' || n === 'typing.overload' || n === 'typing_extensions.overload' || n === 't.overload';
+  });
+}
+
+// ---- function body facts (decorator analysis, deprecations) ----
+
+function paramName(p: Param | undefined): string | undefined {
+  return p?.name;
+}
+
+/** Every occurrence of identifier `name` inside `body` is the star argument of a call of `fn`. */
+function onlyForwarded(body: Node, name: string, star: 'list_splat' | 'dictionary_splat', fn: string): boolean {
+  let ok = true;
+  let seen = false;
+  const visit = (n: Node): void => {
+    if (!ok) return;
+    if (n.type === 'identifier' && n.text === name) {
+      seen = true;
+      const parent = n.parent;
+      const call = parent?.parent?.parent;
+      if (parent?.type !== star || parent.parent?.type !== 'argument_list' || call?.type !== 'call' || call.childForFieldName('function')?.text !== fn) ok = false;
+      return;
+    }
+    for (const c of n.namedChildren) if (c) visit(c);
+  };
+  visit(body);
+  return ok && seen;
+}
+
+function returnsName(stmts: Node[], name: string): boolean {
+  const last = stmts[stmts.length - 1];
+  if (!last || last.type !== 'return_statement') return false;
+  return last.namedChildren[0]?.type === 'identifier' && last.namedChildren[0]?.text === name;
+}
+
+function patchesOrRebinds(body: Node, name: string): boolean {
+  let found = false;
+  const visit = (n: Node): void => {
+    if (found) return;
+    if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+      const left = n.childForFieldName('left');
+      if (left) {
+        const t = left.text.replace(/\s+/g, '');
+        if (t === name || /^(\w+)\.(__init__|__new__|__call__|__signature__)$/.test(t) && t.startsWith(name + '.')) found = true;
+      }
+    }
+    if (n.type === 'call') {
+      const f = n.childForFieldName('function')?.text;
+      const first = n.childForFieldName('arguments')?.namedChildren[0];
+      if ((f === 'setattr' || f === 'type.__setattr__') && first?.text === name) found = true;
+    }
+    for (const c of n.namedChildren) if (c) visit(c);
+  };
+  visit(body);
+  return found;
+}
+
+function deprecationOf(stmts: Node[]): string | undefined {
+  let i = 0;
+  if (stmts[0]?.type === 'expression_statement' && stmts[0].namedChildren[0]?.type === 'string') i = 1;
+  const s = stmts[i];
+  if (!s || s.type !== 'expression_statement') return undefined;
+  const call = s.namedChildren[0];
+  if (!call || call.type !== 'call') return undefined;
+  const fn = call.childForFieldName('function')?.text.replace(/\s+/g, '');
+  if (fn !== 'warnings.warn' && fn !== 'warn' && fn !== '_warnings.warn') return undefined;
+  const text = call.childForFieldName('arguments')?.text ?? '';
+  if (!/\b(DeprecationWarning|FutureWarning|PendingDeprecationWarning)\b/.test(text)) return undefined;
+  if (/PendingDeprecationWarning/.test(text)) return undefined;
+  const first = call.childForFieldName('arguments')?.namedChildren[0];
+  return (first && stringValue(first)) ?? 'deprecated';
+}
+
+export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boolean): FunctionInfo {
+  const name = def.childForFieldName('name')?.text ?? '?';
+  const params = readParams(def.childForFieldName('parameters'));
+  const info: FunctionInfo = { name, params, decorators, line: line1(def), forwardsWrapper: false, returnsFirstArg: false, forbidsExtra: false };
+  if (!withBodyFacts) return info;
+  const body = def.childForFieldName('body');
+  if (!body) return info;
+  if (decorators.length > 0) info.forbidsExtra = /\bextra\s*=\s*["']forbid["']/.test(body.text);
+  const stmts = statements(body);
+  info.deprecation = deprecationOf(stmts);
+  const first = paramName(params[0]);
+  const last = stmts[stmts.length - 1];
+  if (first && returnsName(stmts, first) && params[0].kind !== 'varargs' && !patchesOrRebinds(body, first)) info.returnsFirstArg = true;
+  if (last?.type === 'return_statement' && last.namedChildren[0]?.type === 'identifier') {
+    const innerName = last.namedChildren[0].text;
+    for (const s of stmts) {
+      const d = definitionOf(s);
+      if (d?.type === 'function_definition' && d.childForFieldName('name')?.text === innerName) {
+        info.returnedInner = functionInfo(d, decoratorsOf(s), true);
+        const ip = info.returnedInner.params;
+        const innerBody = d.childForFieldName('body');
+        if (first && innerBody && ip.length === 2 && ip[0].kind === 'varargs' && ip[1].kind === 'varkw') {
+          info.forwardsWrapper =
+            onlyForwarded(innerBody, ip[0].name, 'list_splat', first) &&
+            onlyForwarded(innerBody, ip[1].name, 'dictionary_splat', first) &&
+            !patchesOrRebinds(body, first);
+        }
+      }
+    }
+  }
+  return info;
+}
+
+// ---- module-level __getattr__ ----
+
+function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): Set<string> | undefined {
+  const params = readParams(fn.childForFieldName('parameters'));
+  if (params.length !== 1) return undefined;
+  const arg = params[0].name;
+  const stmts = statements(fn.childForFieldName('body'));
+  let i = 0;
+  if (stmts[0]?.type === 'expression_statement' && stmts[0].namedChildren[0]?.type === 'string') i = 1;
+  const names = new Set<string>();
+  const testNames = (cond: Node | null): boolean => {
+    if (!cond) return false;
+    if (cond.type === 'boolean_operator' && cond.child(1)?.type === 'or') {
+      return testNames(cond.childForFieldName('left')) && testNames(cond.childForFieldName('right'));
+    }
+    if (cond.type === 'parenthesized_expression') return testNames(cond.namedChildren[0] ?? null);
+    if (cond.type !== 'comparison_operator') return false;
+    const parts = cond.namedChildren.filter((c): c is Node => !!c);
+    if (parts.length !== 2 || parts[0].type !== 'identifier' || parts[0].text !== arg) return false;
+    const op = cond.children.find((c) => c && !c.isNamed)?.text;
+    const rhs = parts[1];
+    if (op === '==') {
+      const v = stringValue(rhs);
+      if (v === undefined) return false;
+      names.add(v);
+      return true;
+    }
+    if (op === 'in') {
+      let e = toExpr(rhs);
+      if (e.kind === 'name') {
+        const b = moduleValues.get(e.name);
+        if (!b || b.length !== 1 || b[0].kind !== 'value') return false;
+        e = b[0].expr;
+      }
+      if (e.kind !== 'strs') return false;
+      e.values.forEach((v) => names.add(v));
+      return true;
+    }
+    return false;
+  };
+  for (; i < stmts.length; i++) {
+    const s = stmts[i];
+    if (s.type === 'if_statement') {
+      if (!testNames(s.childForFieldName('condition'))) return undefined;
+      for (const alt of s.childrenForFieldName('alternative')) {
+        if (!alt) continue;
+        if (alt.type === 'elif_clause') {
+          if (!testNames(alt.childForFieldName('condition'))) return undefined;
+        } else return undefined; // an else branch could return anything
+      }
+      continue;
+    }
+    if (s.type === 'raise_statement' && i === stmts.length - 1 && /^raise\s+AttributeError\b/.test(s.text)) return names;
+    return undefined;
+  }
+  return undefined;
+}
+
+// ---- the summariser ----
+
+interface Ctx {
+  module: string;
+  isPackage: boolean;
+}
+
+function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): ClassInfo {
+  const name = def.childForFieldName('name')?.text ?? '?';
+  const qualname = outer ? `${outer}.${name}` : `${ctx.module}.${name}`;
+  const bases: Expr[] = [];
+  const keywords = new Map<string, Expr>();
+  const sup = def.childForFieldName('superclasses');
+  if (sup) {
+    for (const a of sup.namedChildren) {
+      if (!a || a.type === 'comment') continue;
+      if (a.type === 'keyword_argument') {
+        const k = a.childForFieldName('name')?.text;
+        if (k) keywords.set(k, toExpr(a.childForFieldName('value')));
+      } else if (a.type === 'list_splat' || a.type === 'dictionary_splat') {
+        bases.push({ kind: 'other', text: a.text });
+      } else bases.push(toExpr(a));
+    }
+  }
+  const cls: ClassInfo = { name, qualname, module: ctx.module, line: line1(def), bases, keywords, decorators, members: new Map(), fields: [] };
+  walkClassBody(def.childForFieldName('body'), cls, ctx, false);
+  return cls;
+}
+
+function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional: boolean): void {
+  for (const s of statements(body)) {
+    const line = line1(s);
+    const def = definitionOf(s);
+    if (!def) continue;
+    if (def.type === 'function_definition') {
+      const decorators = decoratorsOf(s);
+      if (isOverload(decorators)) continue;
+      const fn = functionInfo(def, decorators, true);
+      addBinding(cls.members, fn.name, { kind: 'def', fn, conditional, line });
+    } else if (def.type === 'class_definition') {
+      const inner = classInfo(def, decoratorsOf(s), ctx, cls.qualname);
+      addBinding(cls.members, inner.name, { kind: 'class', cls: inner, conditional, line });
+    } else if (s.type === 'expression_statement') {
+      const a = s.namedChildren[0];
+      if (a?.type === 'assignment') {
+        const left = a.childForFieldName('left');
+        const type = a.childForFieldName('type');
+        const right = a.childForFieldName('right');
+        if (left?.type === 'identifier' && type) {
+          cls.fields.push({ name: left.text, annotation: type.text.replace(/\s+/g, ' '), line, value: right ? toExpr(right) : undefined });
+          if (right) addBinding(cls.members, left.text, { kind: 'value', expr: toExpr(right), conditional, line });
+        } else if (left) {
+          const names: string[] = [];
+          identifierTargets(left, names);
+          for (const n of names) {
+            const b: Binding = left.type === 'identifier' && right ? { kind: 'value', expr: toExpr(right), conditional, line } : { kind: 'opaque', conditional, line };
+            addBinding(cls.members, n, b);
+          }
+        }
+      }
+    } else if (s.type === 'if_statement' || s.type === 'try_statement') {
+      for (const block of branchBlocks(s)) walkClassBody(block.node, cls, ctx, true);
+    }
+  }
+}
+
+interface Branch {
+  node: Node | null;
+  typeCheckingOnly: boolean;
+}
+
+/** The blocks of an if/try/with/for statement. */
+function branchBlocks(s: Node): Branch[] {
+  const out: Branch[] = [];
+  if (s.type === 'if_statement') {
+    const cond = s.childForFieldName('condition');
+    if (isMainGuard(cond)) return out; // runs only as a script, never on import
+    out.push({ node: s.childForFieldName('consequence'), typeCheckingOnly: isTypeCheckingTest(cond) });
+    for (const alt of s.childrenForFieldName('alternative')) {
+      if (!alt) continue;
+      out.push({ node: alt.childForFieldName('consequence') ?? alt.childForFieldName('body'), typeCheckingOnly: false });
+    }
+  } else if (s.type === 'try_statement') {
+    for (const c of s.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'block') out.push({ node: c, typeCheckingOnly: false });
+      else if (['except_clause', 'except_group_clause', 'else_clause', 'finally_clause'].includes(c.type)) {
+        const blk = c.namedChildren.find((x) => x?.type === 'block') ?? null;
+        out.push({ node: blk, typeCheckingOnly: false });
+      }
+    }
+  } else if (s.type === 'with_statement' || s.type === 'for_statement' || s.type === 'while_statement') {
+    out.push({ node: s.childForFieldName('body'), typeCheckingOnly: false });
+    const alt = s.childForFieldName('alternative');
+    if (alt) out.push({ node: alt.childForFieldName('body'), typeCheckingOnly: false });
+  }
+  return out;
+}
+
+export function summarizeModule(text: string, name: string, isPackage: boolean, file: string): ModuleSummary {
+  const tree = parsePython(text);
+  try {
+    return summarizeTree(tree.rootNode, text, name, isPackage, file);
+  } finally {
+    tree.delete();
+  }
+}
+
+export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string): ModuleSummary {
+  const ctx: Ctx = { module: name, isPackage };
+  const summary: ModuleSummary = {
+    name,
+    isPackage,
+    file,
+    bindings: new Map(),
+    starImports: [],
+    all: null,
+    getattr: { kind: 'none' },
+    dynamic: DYNAMIC_NAMESPACE.test(text),
+    typeCheckingOnly: new Set(),
+    registersModules: REGISTERS_MODULES.test(text),
+  };
+  const getattrDefs: Node[] = [];
+
+  const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean): void => {
+    const bind = (n: string, b: Binding): void => {
+      if (typeChecking) summary.typeCheckingOnly.add(n);
+      else addBinding(summary.bindings, n, b);
+    };
+    for (const s of stmts) {
+      const line = line1(s);
+      const def = definitionOf(s);
+      if (!def) continue;
+      if (def.type === 'function_definition') {
+        const decorators = decoratorsOf(s);
+        if (isOverload(decorators)) continue;
+        const fn = functionInfo(def, decorators, true);
+        bind(fn.name, { kind: 'def', fn, conditional, line });
+        if (fn.name === '__getattr__' && !typeChecking) getattrDefs.push(def);
+      } else if (def.type === 'class_definition') {
+        const cls = classInfo(def, decoratorsOf(s), ctx, '');
+        bind(cls.name, { kind: 'class', cls, conditional, line });
+      } else if (s.type === 'import_statement' || s.type === 'import_from_statement') {
+        for (const [n, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
+      } else if (s.type === 'expression_statement') {
+        const e = s.namedChildren[0];
+        if (!e) continue;
+        if (e.type === 'assignment') {
+          let a: Node | null = e;
+          const right = lastRight(e);
+          while (a && a.type === 'assignment') {
+            const left = a.childForFieldName('left');
+            if (left?.type === 'identifier') {
+              if (a.childForFieldName('type') && !a.childForFieldName('right')) {
+                // a bare annotation binds nothing
+              } else {
+                bind(left.text, { kind: 'value', expr: toExpr(right), conditional, line });
+                if (left.text === '__all__' && !typeChecking) {
+                  const v = toExpr(right);
+                  summary.all = v.kind === 'strs' ? v.values : 'dynamic';
+                }
+              }
+            } else if (left) {
+              const names: string[] = [];
+              identifierTargets(left, names);
+              for (const n of names) bind(n, { kind: 'opaque', conditional, line });
+            }
+            const r = a.childForFieldName('right');
+            a = r && r.type === 'assignment' ? r : null;
+          }
+        } else if (e.type === 'augmented_assignment') {
+          const left = e.childForFieldName('left');
+          if (left?.type === 'identifier') {
+            if (left.text === '__all__' && !typeChecking) {
+              const v = toExpr(e.childForFieldName('right'));
+              if (Array.isArray(summary.all) && v.kind === 'strs') summary.all = [...summary.all, ...v.values];
+              else summary.all = 'dynamic';
+            }
+            if (!summary.bindings.has(left.text)) bind(left.text, { kind: 'opaque', conditional, line });
+          }
+        } else if (e.type === 'call' && /^__all__\s*\.\s*(extend|append|remove|\+=)/.test(e.text)) {
+          summary.all = 'dynamic';
+        }
+      } else if (s.type === 'if_statement' || s.type === 'try_statement' || s.type === 'with_statement' || s.type === 'for_statement' || s.type === 'while_statement') {
+        if (s.type === 'for_statement') {
+          const names: string[] = [];
+          const left = s.childForFieldName('left');
+          if (left) identifierTargets(left, names);
+          for (const n of names) bind(n, { kind: 'opaque', conditional: true, line });
+        }
+        if (s.type === 'with_statement') {
+          for (const item of s.descendantsOfType('as_pattern_target')) {
+            const names: string[] = [];
+            if (item) identifierTargets(item.namedChildren[0] ?? item, names);
+            for (const n of names) bind(n, { kind: 'opaque', conditional: false, line });
+          }
+        }
+        for (const b of branchBlocks(s)) walk(statements(b.node), true, typeChecking || b.typeCheckingOnly);
+      }
+    }
+  };
+  walk(statements(root), false, false);
+
+  // A name bound only under TYPE_CHECKING but also elsewhere is a runtime name.
+  for (const n of summary.typeCheckingOnly) if (summary.bindings.has(n)) summary.typeCheckingOnly.delete(n);
+
+  if (getattrDefs.length > 0) {
+    const d = getattrDefs[getattrDefs.length - 1];
+    const names = getattrDefs.length === 1 ? getattrNames(d, summary.bindings) : undefined;
+    summary.getattr = names ? { kind: 'names', names, line: line1(d) } : { kind: 'opaque', line: line1(d) };
+  }
+  return summary;
+}
+
+function lastRight(a: Node): Node | null {
+  let r = a.childForFieldName('right');
+  while (r && r.type === 'assignment') r = r.childForFieldName('right');
+  return r;
+}

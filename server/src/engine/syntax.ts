@@ -1,0 +1,254 @@
+/** Small helpers over tree-sitter-python nodes, shared by the module summariser and the checker. */
+import type { Node } from './parser';
+
+/** A Python expression, reduced to what name resolution needs. */
+export type Expr =
+  | { kind: 'name'; name: string }
+  | { kind: 'attr'; base: Expr; attr: string }
+  | { kind: 'call'; callee: Expr; args: ArgExpr[] }
+  | { kind: 'subscript'; base: Expr }
+  | { kind: 'cond'; alts: Expr[] }
+  | { kind: 'str'; value: string }
+  /** A list, tuple or set of string literals, or the string keys of a dict literal. */
+  | { kind: 'strs'; values: string[] }
+  | { kind: 'const'; text: string }
+  | { kind: 'other'; text: string };
+
+export interface ArgExpr {
+  name?: string;
+  star?: '*' | '**';
+  value: Expr;
+  text: string;
+}
+
+export type ParamKind = 'posonly' | 'normal' | 'varargs' | 'kwonly' | 'varkw';
+
+export interface Param {
+  name: string;
+  kind: ParamKind;
+  hasDefault: boolean;
+  annotation?: string;
+  defaultText?: string;
+}
+
+const MAX_TEXT = 120;
+
+export function clip(text: string, max = MAX_TEXT): string {
+  const one = text.replace(/\s+/g, ' ');
+  return one.length > max ? one.slice(0, max - 1) + '…' : one;
+}
+
+/** The value of a plain string literal, or undefined for f-strings and concatenations. */
+export function stringValue(node: Node): string | undefined {
+  if (node.type === 'concatenated_string') {
+    let out = '';
+    for (const c of node.namedChildren) {
+      if (!c) continue;
+      const v = stringValue(c);
+      if (v === undefined) return undefined;
+      out += v;
+    }
+    return out;
+  }
+  if (node.type !== 'string') return undefined;
+  let out = '';
+  for (const c of node.namedChildren) {
+    if (!c) continue;
+    if (c.type === 'interpolation') return undefined;
+    if (c.type === 'string_content') out += c.text;
+  }
+  return out;
+}
+
+export function toExpr(node: Node | null): Expr {
+  if (!node) return { kind: 'other', text: '' };
+  switch (node.type) {
+    case 'identifier':
+      return { kind: 'name', name: node.text };
+    case 'attribute': {
+      const obj = node.childForFieldName('object');
+      const attr = node.childForFieldName('attribute');
+      if (!obj || !attr) return { kind: 'other', text: clip(node.text) };
+      return { kind: 'attr', base: toExpr(obj), attr: attr.text };
+    }
+    case 'call': {
+      const fn = node.childForFieldName('function');
+      const argList = node.childForFieldName('arguments');
+      const args: ArgExpr[] = [];
+      if (argList && argList.type === 'argument_list') {
+        for (const a of argList.namedChildren) {
+          if (!a || a.type === 'comment') continue;
+          args.push(argExpr(a));
+        }
+      }
+      return { kind: 'call', callee: toExpr(fn), args };
+    }
+    case 'subscript':
+      return { kind: 'subscript', base: toExpr(node.childForFieldName('value')) };
+    case 'conditional_expression': {
+      const parts = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+      if (parts.length === 3) return { kind: 'cond', alts: [toExpr(parts[0]), toExpr(parts[2])] };
+      return { kind: 'other', text: clip(node.text) };
+    }
+    case 'parenthesized_expression': {
+      const inner = node.namedChildren.find((c) => c && c.type !== 'comment');
+      return inner ? toExpr(inner) : { kind: 'other', text: clip(node.text) };
+    }
+    case 'string':
+    case 'concatenated_string': {
+      const v = stringValue(node);
+      return v === undefined ? { kind: 'other', text: clip(node.text) } : { kind: 'str', value: v };
+    }
+    case 'list':
+    case 'tuple':
+    case 'set': {
+      const values: string[] = [];
+      for (const c of node.namedChildren) {
+        if (!c || c.type === 'comment') continue;
+        const v = stringValue(c);
+        if (v === undefined) return { kind: 'other', text: clip(node.text) };
+        values.push(v);
+      }
+      return { kind: 'strs', values };
+    }
+    case 'dictionary': {
+      const values: string[] = [];
+      for (const c of node.namedChildren) {
+        if (!c || c.type === 'comment') continue;
+        if (c.type !== 'pair') return { kind: 'other', text: clip(node.text) };
+        const k = c.childForFieldName('key');
+        const v = k ? stringValue(k) : undefined;
+        if (v === undefined) return { kind: 'other', text: clip(node.text) };
+        values.push(v);
+      }
+      return { kind: 'strs', values };
+    }
+    case 'true':
+    case 'false':
+    case 'none':
+    case 'integer':
+    case 'float':
+      return { kind: 'const', text: node.text };
+    default:
+      return { kind: 'other', text: clip(node.text) };
+  }
+}
+
+export function argExpr(a: Node): ArgExpr {
+  if (a.type === 'keyword_argument') {
+    const name = a.childForFieldName('name');
+    return { name: name?.text, value: toExpr(a.childForFieldName('value')), text: a.text };
+  }
+  if (a.type === 'list_splat') return { star: '*', value: toExpr(a.namedChildren[0] ?? null), text: a.text };
+  if (a.type === 'dictionary_splat') return { star: '**', value: toExpr(a.namedChildren[0] ?? null), text: a.text };
+  return { value: toExpr(a), text: a.text };
+}
+
+/** Dotted form of a name or attribute chain (`a.b.c`), or undefined. */
+export function dotted(e: Expr): string | undefined {
+  if (e.kind === 'name') return e.name;
+  if (e.kind === 'attr') {
+    const b = dotted(e.base);
+    return b === undefined ? undefined : `${b}.${e.attr}`;
+  }
+  return undefined;
+}
+
+/** The parameters of a `parameters` or `lambda_parameters` node, in order, with their kinds. */
+export function readParams(node: Node | null): Param[] {
+  const params: Param[] = [];
+  if (!node) return params;
+  let afterStar = false;
+  const children = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+  const hasSlash = children.some((c) => c.type === 'positional_separator');
+  let beforeSlash = hasSlash;
+  for (const c of children) {
+    let name: string | undefined;
+    let kind: ParamKind = afterStar ? 'kwonly' : beforeSlash ? 'posonly' : 'normal';
+    let hasDefault = false;
+    let annotation: string | undefined;
+    let defaultText: string | undefined;
+    switch (c.type) {
+      case 'positional_separator':
+        beforeSlash = false;
+        continue;
+      case 'keyword_separator':
+        afterStar = true;
+        continue;
+      case 'identifier':
+        name = c.text;
+        break;
+      case 'typed_parameter': {
+        const inner = c.namedChildren.find((x) => x && x.type !== 'comment' && x.type !== 'type') ?? null;
+        annotation = c.childForFieldName('type')?.text;
+        if (inner?.type === 'list_splat_pattern') {
+          name = inner.namedChildren[0]?.text;
+          kind = 'varargs';
+          afterStar = true;
+        } else if (inner?.type === 'dictionary_splat_pattern') {
+          name = inner.namedChildren[0]?.text;
+          kind = 'varkw';
+        } else {
+          name = inner?.text;
+        }
+        break;
+      }
+      case 'default_parameter':
+      case 'typed_default_parameter':
+        name = c.childForFieldName('name')?.text;
+        annotation = c.childForFieldName('type')?.text;
+        hasDefault = true;
+        defaultText = c.childForFieldName('value')?.text;
+        break;
+      case 'list_splat_pattern':
+        name = c.namedChildren[0]?.text;
+        kind = 'varargs';
+        afterStar = true;
+        break;
+      case 'dictionary_splat_pattern':
+        name = c.namedChildren[0]?.text;
+        kind = 'varkw';
+        break;
+      default:
+        continue;
+    }
+    if (!name) continue;
+    params.push({ name, kind, hasDefault, annotation: annotation && clip(annotation, 60), defaultText: defaultText && clip(defaultText, 40) });
+  }
+  return params;
+}
+
+/** Renders parameters in Python syntax: `(a, /, b=1, *args, c, **kw)`. */
+export function formatParams(params: Param[]): string {
+  const out: string[] = [];
+  let slashDone = false;
+  let starDone = false;
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    if (!slashDone && p.kind !== 'posonly' && i > 0 && params[i - 1].kind === 'posonly') {
+      out.push('/');
+      slashDone = true;
+    }
+    if (p.kind === 'kwonly' && !starDone) {
+      out.push('*');
+      starDone = true;
+    }
+    if (p.kind === 'varargs') starDone = true;
+    let s = p.kind === 'varargs' ? `*${p.name}` : p.kind === 'varkw' ? `**${p.name}` : p.name;
+    if (p.annotation) s += `: ${p.annotation}`;
+    if (p.hasDefault) s += p.annotation ? ` = ${p.defaultText ?? '...'}` : `=${p.defaultText ?? '...'}`;
+    out.push(s);
+  }
+  if (!slashDone && params.length > 0 && params[params.length - 1].kind === 'posonly') out.push('/');
+  return `(${out.join(', ')})`;
+}
+
+/** Statements of a block or module, comments skipped. */
+export function statements(node: Node | null): Node[] {
+  if (!node) return [];
+  return node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+}
+
+export function line1(node: Node): number {
+  return node.startPosition.row + 1;
+}

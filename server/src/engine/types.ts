@@ -1,0 +1,81 @@
+/**
+ * Plain data types of the engine. Positions are 0-based lines and UTF-16 columns, as in LSP,
+ * but nothing here depends on LSP or VS Code.
+ */
+
+export interface Position {
+  line: number;
+  character: number;
+}
+
+export interface Range {
+  start: Position;
+  end: Position;
+}
+
+export interface TextEdit {
+  range: Range;
+  newText: string;
+}
+
+export interface Fix {
+  title: string;
+  edits: TextEdit[];
+  /** True when `newText` contains snippet placeholders such as `${1:...}`. */
+  snippet?: boolean;
+  /** The fix a user most likely wants; at most one per finding. */
+  preferred?: boolean;
+}
+
+export type Severity = 'error' | 'warning' | 'information' | 'hint';
+
+export type FindingCode =
+  | 'missing-argument'
+  | 'unexpected-keyword'
+  | 'too-many-positional'
+  | 'multiple-values'
+  | 'positional-only-as-keyword'
+  | 'unknown-import'
+  | 'unknown-attribute'
+  | 'unknown-module';
+
+export interface SourceLocation {
+  /** Path of the definition inside the target, as the target names it. */
+  file: string;
+  /** 1-based line of the definition. */
+  line: number;
+}
+
+export interface Finding {
+  file: string;
+  range: Range;
+  severity: Severity;
+  code: FindingCode;
+  message: string;
+  /** Dotted qualified name of the target symbol concerned, or null. */
+  callee: string | null;
+  /** The parameter concerned, or null. */
+  param: string | null;
+  fixes: Fix[];
+  /** Where the signature or the module that decided the finding is defined. */
+  definition: SourceLocation | null;
+  /** The target signature in Python syntax, when the finding is about a call. */
+  signature?: string;
+}
+
+export interface CheckStats {
+  files: number;
+  callsChecked: number;
+  callsUnknown: number;
+  targetModulesRead: number;
+  ms: number;
+}
+
+/** What the engine knows about a call site, for hover. */
+export interface CallInfo {
+  range: Range;
+  callee: string;
+  signatures: string[];
+  definition: SourceLocation | null;
+  unknownReason?: string;
+}
