@@ -245,7 +245,9 @@ export class Callables {
           }
           seqs.push([...m]);
         } else if (b.kind === 'special' && b.name === 'object') seqs.push([b]);
-        else seqs.push([b]);
+        // A class the engine cannot see still ends in object: `object` must never be placed
+        // before it (the mistake that makes a checker miss an unseen base's constructor).
+        else seqs.push([b, { kind: 'special', name: 'object' }]);
       }
       seqs.push([...bases]);
       result = ok ? c3merge(seqs) : null;

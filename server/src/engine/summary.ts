@@ -76,7 +76,7 @@ export interface ModuleSummary {
   registersModules: boolean;
 }
 
-const DYNAMIC_NAMESPACE = /\bglobals\(\)|\bvars\(\)|sys\.modules\[__name__\]|\._convert_\(|\bexec\(|\bglobal_enum\b/;
+const DYNAMIC_NAMESPACE = /\b(globals|vars)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update|setdefault|__setitem__)\s*\()|=\s*(globals|vars)\(\)\s*(#.*)?$|sys\.modules\[__name__\]|\._convert_\(/m;
 /** The module puts entries into sys.modules itself (e.g. a submodule that is an alias). */
 const REGISTERS_MODULES = /\bmodules\s*\[[^\]]+\]\s*=(?!=)/;
 
@@ -492,6 +492,10 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
       } else if (def.type === 'class_definition') {
         const cls = classInfo(def, decoratorsOf(s), ctx, '');
         bind(cls.name, { kind: 'class', cls, conditional, line });
+        if (cls.decorators.some((d) => /(^|\.)global_enum$/.test(dotted(d) ?? ''))) {
+          // enum.global_enum copies the members into the module's namespace
+          for (const [member, bs] of cls.members) if (bs.some((b) => b.kind === 'value')) bind(member, { kind: 'opaque', conditional, line });
+        }
       } else if (s.type === 'import_statement' || s.type === 'import_from_statement') {
         for (const [n, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
       } else if (s.type === 'expression_statement') {
@@ -532,6 +536,8 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
           }
         } else if (e.type === 'call' && /^__all__\s*\.\s*(extend|append|remove|\+=)/.test(e.text)) {
           summary.all = 'dynamic';
+        } else if (e.type === 'call' && /^(exec|eval)$/.test(e.childForFieldName('function')?.text ?? '')) {
+          summary.dynamic = true;
         }
       } else if (s.type === 'if_statement' || s.type === 'try_statement' || s.type === 'with_statement' || s.type === 'for_statement' || s.type === 'while_statement') {
         if (s.type === 'for_statement') {
