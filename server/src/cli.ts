@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 /**
  * apidrift's command line: `apidrift check --target PATH [--target PATH ...] [--format text|json] PATH...`
  *

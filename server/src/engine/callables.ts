@@ -394,10 +394,10 @@ export class Callables {
         if (ownInit) {
           const spec = this.specOf(this.program.classMember(c, e.summary, '__init__')!, 'instance');
           if (spec.kind === 'unknown') return spec;
-          init = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name }));
+          init = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name, qualname }));
           if (spec.alternatives.some((a) => a.length !== 1)) return unknown('__init__ defined in an unusual way');
         } else if (deco && deco.init) {
-          const sig = this.dataclassSig(cls, mro.slice(0, i + 1), summary, deco);
+          const sig = this.dataclassSig(cls, mro.slice(i), summary, deco);
           if (!sig) return unknown('dataclass fields the engine cannot follow');
           init = [sig];
         }
@@ -407,7 +407,7 @@ export class Callables {
         const spec = this.specOf(nv, 'plain');
         if (spec.kind === 'unknown') return spec;
         if (spec.alternatives.some((a) => a.length !== 1)) return unknown('__new__ defined in an unusual way');
-        const sigs = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name, params: s.params.slice(1) }));
+        const sigs = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name, qualname, params: s.params.slice(1) }));
         newSigs = sigs.every(isTransparentVar) ? [] : sigs;
       }
       if (init && newSigs) stopped = true;
@@ -464,13 +464,14 @@ export class Callables {
     return { init: true, hasDefault: true, defaultText: exprText(v) };
   }
 
-  private dataclassSig(cls: ClassInfo, mroPrefix: Entry[], summary: ModuleSummary, own: DataclassDeco): Sig | undefined {
+  /** `fromOwner`: the MRO from the class whose dataclass decorator synthesises `__init__`. */
+  private dataclassSig(cls: ClassInfo, fromOwner: Entry[], summary: ModuleSummary, own: DataclassDeco): Sig | undefined {
     interface F { name: string; annotation: string; hasDefault: boolean; kwOnly: boolean; init: boolean; defaultText?: string }
     const fields = new Map<string, F>();
     const ignored = new Set<string>();
     // Fields come from every dataclass in the MRO, base classes first.
-    for (let i = mroPrefix.length - 1; i >= 0; i--) {
-      const e = mroPrefix[i];
+    for (let i = fromOwner.length - 1; i >= 0; i--) {
+      const e = fromOwner[i];
       if (e.kind !== 'class') continue;
       let deco: DataclassDeco | undefined;
       for (const d of e.cls.decorators) {

@@ -540,10 +540,11 @@ class FileCheck {
       return errs;
     });
     if (results.some((r) => r.length === 0)) return;
-    const key = (r: Array<{ error: BindError }>): string => r.map((x) => `${x.error.kind}:${x.error.param}:${x.error.argIndex}`).sort().join('|');
-    if (results.length > 1 && !results.every((r) => key(r) === key(results[0]))) return; // alternatives disagree: stay silent
+    // With several possible definitions, report only what fails against every one of them.
+    const key = (x: { error: BindError }): string => `${x.error.kind}:${x.error.param}:${x.error.argIndex}`;
+    const common = results[0].filter((x) => results.every((r) => r.some((y) => key(y) === key(x))));
     const hasStars = parsed.args.some((a) => a.kind === 'star' || a.kind === 'dstar');
-    for (const { sig, error } of results[0]) {
+    for (const { sig, error } of common) {
       const argNode = error.argIndex !== undefined ? parsed.nodes[error.argIndex] : undefined;
       const range = rangeOf(argNode ?? nameNode);
       const fixes = [];

@@ -7,7 +7,12 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+import type { Node, Parser as ParserType, Tree } from 'web-tree-sitter';
+
+// Loaded with require so that bundles pick the CommonJS build of web-tree-sitter.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { Language, Parser } = require('web-tree-sitter') as typeof import('web-tree-sitter');
+type Parser = ParserType;
 
 export type { Node, Tree };
 

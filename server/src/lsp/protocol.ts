@@ -1,0 +1,23 @@
+/** apidrift's own protocol messages between the client and the server. */
+
+export type ServerState = 'idle' | 'indexing' | 'ready' | 'error';
+
+export interface StatusParams {
+  state: ServerState;
+  /** Targets in use (resolved paths). */
+  targets: string[];
+  /** A one-line reason for `error`, or a short summary otherwise. */
+  message: string;
+}
+
+export const StatusNotification = 'apidrift/status';
+export const RecheckRequest = 'apidrift/recheck';
+
+export interface InsertSnippetArgs {
+  uri: string;
+  version: number;
+  range: { start: { line: number; character: number }; end: { line: number; character: number } };
+  snippet: string;
+}
+
+export const INSERT_SNIPPET_COMMAND = 'apidrift.insertSnippet';

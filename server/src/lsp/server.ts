@@ -1,0 +1,236 @@
+/**
+ * apidrift's language server: keeps the open Python documents, checks them against the
+ * configured targets with the engine, and serves diagnostics, quick fixes and hovers.
+ */
+import * as path from 'path';
+import { fileURLToPath } from 'url';
+import {
+  type CodeAction,
+  type CodeActionParams,
+  createConnection,
+  DidChangeConfigurationNotification,
+  type Hover,
+  type HoverParams,
+  type InitializeResult,
+  MarkupKind,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { Engine, type CheckResult, type Position, type Range } from '../engine';
+import { toCodeAction, toDiagnostic } from './convert';
+import { RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
+import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
+
+const DEBOUNCE_MS = 120;
+
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+
+let workspaceFolder: string | undefined;
+let hasConfigurationCapability = false;
+let settings: Settings = DEFAULT_SETTINGS;
+let engine: Engine | undefined;
+let engineKey = '';
+let engineError: string | undefined;
+let engineLoading: Promise<void> | undefined;
+let resolvedTargets: string[] = [];
+
+interface DocState {
+  version: number;
+  result: CheckResult;
+}
+const results = new Map<string, DocState>();
+const timers = new Map<string, NodeJS.Timeout>();
+
+function log(message: string): void {
+  connection.console.log(`[${new Date().toISOString().slice(11, 23)}] ${message}`);
+}
+
+function sendStatus(state: ServerState, message: string): void {
+  const params: StatusParams = { state, targets: resolvedTargets, message };
+  void connection.sendNotification(StatusNotification, params);
+}
+
+function uriToPath(uri: string): string {
+  try {
+    return uri.startsWith('file:') ? fileURLToPath(uri) : uri;
+  } catch {
+    return uri;
+  }
+}
+
+async function loadSettings(): Promise<Settings> {
+  if (!hasConfigurationCapability) return settings;
+  try {
+    const raw = await connection.workspace.getConfiguration({ section: 'apidrift' });
+    return parseSettings(raw);
+  } catch (e) {
+    log(`could not read settings: ${(e as Error).message}`);
+    return settings;
+  }
+}
+
+/** (Re)opens the engine when the targets changed. */
+async function ensureEngine(): Promise<void> {
+  resolvedTargets = settings.targets.map((t) => resolveTargetPath(t, workspaceFolder));
+  const key = JSON.stringify(resolvedTargets);
+  if (key === engineKey) return;
+  engineKey = key;
+  engine = undefined;
+  engineError = undefined;
+  results.clear();
+  if (resolvedTargets.length === 0) {
+    sendStatus('idle', 'no target set: add folders or archives to the apidrift.targets setting');
+    log('no target configured (apidrift.targets is empty)');
+    return;
+  }
+  sendStatus('indexing', `opening ${resolvedTargets.join(', ')}`);
+  try {
+    const opened = await Engine.open({ targets: resolvedTargets, wasmDir: __dirname });
+    if (engineKey !== key) return; // settings changed meanwhile
+    engine = opened;
+    engine.program.onError = (name, error) => log(`could not read target module ${name}: ${(error as Error).message ?? error}`);
+    log(`target: ${resolvedTargets.join(', ')}`);
+    sendStatus('ready', `target ${resolvedTargets.map((t) => path.basename(t)).join(', ')}`);
+  } catch (e) {
+    if (engineKey !== key) return;
+    engineError = (e as Error).message;
+    log(`target error: ${engineError}`);
+    sendStatus('error', engineError);
+  }
+}
+
+async function reload(): Promise<void> {
+  settings = await loadSettings();
+  const run = (async () => {
+    await ensureEngine();
+    for (const doc of documents.all()) schedule(doc, 0);
+  })();
+  engineLoading = run;
+  await run;
+}
+
+function schedule(doc: TextDocument, delay = DEBOUNCE_MS): void {
+  const uri = doc.uri;
+  clearTimeout(timers.get(uri));
+  timers.set(
+    uri,
+    setTimeout(() => {
+      timers.delete(uri);
+      void validate(uri, doc.version);
+    }, delay),
+  );
+}
+
+async function validate(uri: string, version: number): Promise<void> {
+  if (engineLoading) await engineLoading;
+  const doc = documents.get(uri);
+  if (!doc || doc.version !== version || doc.languageId !== 'python') return;
+  if (!engine) {
+    results.delete(uri);
+    void connection.sendDiagnostics({ uri, version, diagnostics: [] });
+    return;
+  }
+  const started = performance.now();
+  let result: CheckResult;
+  try {
+    result = engine.check(doc.getText(), uriToPath(uri), () => documents.get(uri)?.version !== version);
+  } catch (e) {
+    if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
+    log(`error while checking ${uri}: ${(e as Error).stack ?? e}`);
+    return;
+  }
+  if (documents.get(uri)?.version !== version) return; // a newer version is on its way
+  results.set(uri, { version, result });
+  void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });
+  log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${Math.round(performance.now() - started)} ms`);
+}
+
+function contains(r: Range, p: Position): boolean {
+  const after = p.line > r.start.line || (p.line === r.start.line && p.character >= r.start.character);
+  const before = p.line < r.end.line || (p.line === r.end.line && p.character <= r.end.character);
+  return after && before;
+}
+
+function overlaps(a: Range, b: Range): boolean {
+  return contains(a, b.start) || contains(a, b.end) || contains(b, a.start);
+}
+
+connection.onInitialize((params): InitializeResult => {
+  const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
+  workspaceFolder = folder ? uriToPath(folder) : undefined;
+  hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
+  const init = params.initializationOptions as { settings?: unknown } | undefined;
+  if (init?.settings) settings = parseSettings(init.settings);
+  return {
+    capabilities: {
+      textDocumentSync: TextDocumentSyncKind.Incremental,
+      codeActionProvider: { codeActionKinds: ['quickfix'] },
+      hoverProvider: true,
+    },
+    serverInfo: { name: 'apidrift' },
+  };
+});
+
+connection.onInitialized(() => {
+  if (hasConfigurationCapability) void connection.client.register(DidChangeConfigurationNotification.type, { section: 'apidrift' });
+  void reload();
+});
+
+connection.onDidChangeConfiguration((change) => {
+  if (!hasConfigurationCapability) settings = parseSettings((change.settings as { apidrift?: unknown })?.apidrift);
+  void reload();
+});
+
+connection.onRequest(RecheckRequest, async () => {
+  engineKey = ''; // reopen the target: picks up changes on disk and clears every cache
+  await reload();
+  return { state: engine ? 'ready' : engineError ? 'error' : 'idle' };
+});
+
+documents.onDidOpen((e) => schedule(e.document, 0));
+documents.onDidChangeContent((e) => schedule(e.document));
+documents.onDidClose((e) => {
+  clearTimeout(timers.get(e.document.uri));
+  timers.delete(e.document.uri);
+  results.delete(e.document.uri);
+  void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
+});
+
+connection.onCodeAction((params: CodeActionParams): CodeAction[] => {
+  const doc = documents.get(params.textDocument.uri);
+  const state = results.get(params.textDocument.uri);
+  if (!doc || !state || state.version !== doc.version) return []; // stale: fixes were computed for another text
+  const actions: CodeAction[] = [];
+  for (const f of state.result.findings) {
+    if (!overlaps(f.range, params.range)) continue;
+    for (const fix of f.fixes) actions.push(toCodeAction(f, fix, doc.uri, doc.version));
+  }
+  return actions;
+});
+
+connection.onHover((params: HoverParams): Hover | null => {
+  const doc = documents.get(params.textDocument.uri);
+  const state = results.get(params.textDocument.uri);
+  if (!doc || !state || state.version !== doc.version) return null;
+  const call = state.result.calls.find((c) => contains(c.range, params.position));
+  if (!call) return null;
+  const parts: string[] = [];
+  if (call.signatures.length > 0) {
+    parts.push('```python\n' + call.signatures.join('\n') + '\n```');
+    parts.push(`\`${call.callee}\` in the target` + (call.definition ? `, defined at ${call.definition.file}:${call.definition.line}` : ''));
+  } else if (call.unknownReason) {
+    parts.push(`apidrift does not check this call: ${call.unknownReason}`);
+  }
+  for (const f of state.result.findings) {
+    if (contains(f.range, params.position) || overlaps(f.range, call.range)) parts.push(`**${f.code}**: ${f.message}`);
+  }
+  return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n') }, range: call.range };
+});
+
+process.on('uncaughtException', (e) => log(`uncaught error: ${e.stack ?? e}`));
+
+documents.listen(connection);
+connection.listen();

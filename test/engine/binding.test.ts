@@ -1,0 +1,324 @@
+/** Binding rules on small targets of our own: each rule, and what must stay silent. */
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { brief, checkAgainst } from '../helpers';
+
+const LIB = {
+  'lib/__init__.py': 'from .core import Engine as Engine\nfrom .core import helper\n',
+  'lib/core.py': `
+def helper(a, b, /, c, d=1, *args, e, f=2, **kw):
+    pass
+
+def plain(x, y=0):
+    pass
+
+def kwonly(x, *, flag):
+    pass
+
+class Base:
+    def __init__(self, size, *, name="base"):
+        pass
+
+    def run(self, steps, verbose=False):
+        pass
+
+    @staticmethod
+    def make(kind):
+        pass
+
+    @classmethod
+    def create(cls, kind, *, fast=False):
+        pass
+
+class Engine(Base):
+    pass
+`,
+};
+
+describe('functions', () => {
+  it('reports each binding error kind with the parameter it concerns', async () => {
+    const r = await checkAgainst(LIB, [
+      'from lib.core import helper, plain, kwonly',
+      'helper(1, 2, 3, e=4)', // ok
+      'helper(1, 2, e=4)', // missing c
+      'helper(1, 2, 3, a=9, e=4)', // a is positional-only, but **kw takes it: ok
+      'plain(1, 2, 3)', // too many
+      'plain(1, x=2)', // multiple values
+      'plain(1, z=2)', // unexpected
+      'kwonly(1)', // missing kw-only
+      'kwonly(1, flag=True)', // ok
+    ].join('\n'));
+    assert.deepEqual(brief(r), ['3:missing-argument:c', '5:too-many-positional:', '6:multiple-values:x', '7:unexpected-keyword:z', '8:missing-argument:flag']);
+  });
+
+  it('reports positional-only passed as keyword only without **kwargs', async () => {
+    const r = await checkAgainst({ 'm.py': 'def p(a, /, b):\n    pass\ndef q(a, /, **kw):\n    pass\n' }, 'import m\nm.p(a=1, b=2)\nm.q(a=1)\n');
+    // q(a=1): the keyword lands in **kw, so positional-only `a` is still missing (as CPython says)
+    assert.deepEqual(brief(r).sort(), ['2:missing-argument:a', '2:positional-only-as-keyword:a', '3:missing-argument:a']);
+  });
+
+  it('stays silent when star arguments could supply what is missing', async () => {
+    const r = await checkAgainst(LIB, [
+      'from lib.core import plain, kwonly',
+      'args = (1,)',
+      'kw = {}',
+      'plain(*args)',
+      'kwonly(**kw)',
+      'plain(*args, y=3)',
+      'plain(1, 2, *args)', // fine when *args is empty: silent
+      'plain(1, 2, 3, *args)', // too many whatever *args holds
+      'plain(*(1, 2, 3))', // literal star: expanded
+      'plain(**{"x": 1, "z": 2})', // literal dict: expanded
+      'plain(1, *args, x=2)', // x is filled by the literal 1 before the star
+    ].join('\n'));
+    assert.deepEqual(brief(r), ['8:too-many-positional:', '9:too-many-positional:', '10:unexpected-keyword:z', '11:multiple-values:x']);
+  });
+});
+
+describe('classes and methods', () => {
+  it('binds constructors through inherited __init__ across modules and re-exports', async () => {
+    const r = await checkAgainst(LIB, 'import lib\nfrom lib import Engine as E\nlib.Engine(1, name="x")\nE()\nE(1, 2)\n');
+    assert.deepEqual(brief(r), ['4:missing-argument:size', '5:too-many-positional:']);
+    assert.equal(r.findings[0].callee, 'lib.core.Engine');
+    assert.match(r.findings[0].message, /size/);
+    assert.equal(r.findings[0].definition?.line, 12); // Base.__init__ decides
+  });
+
+  it('binds Class.method with explicit self, static and class methods', async () => {
+    const r = await checkAgainst(LIB, [
+      'from lib.core import Base',
+      'b = None',
+      'Base.run(b, 10)', // ok: self passed explicitly
+      'Base.run(10)', // missing steps (10 is self)
+      'Base.make("a")', // ok
+      'Base.make()', // missing kind
+      'Base.create("k", fast=True)', // ok
+      'Base.create("k", slow=True)', // unexpected
+    ].join('\n'));
+    assert.deepEqual(brief(r), ['4:missing-argument:steps', '6:missing-argument:kind', '8:unexpected-keyword:slow']);
+  });
+
+  it('binds super().__init__ in a user subclass to the next class in its MRO', async () => {
+    const r = await checkAgainst(LIB, [
+      'from lib.core import Engine',
+      'class Mine(Engine):',
+      '    def __init__(self):',
+      '        super().__init__(name="mine")',
+      'class Fine(Engine):',
+      '    def __init__(self):',
+      '        super().__init__(4)',
+    ].join('\n'));
+    assert.deepEqual(brief(r), ['4:missing-argument:size']);
+  });
+
+  it('stays silent on bases, decorators and metaclasses it cannot see', async () => {
+    const r = await checkAgainst(
+      {
+        'm.py': `
+import torch
+import unknown_lib
+
+class FromTorch(unknown_lib.Base):
+    pass
+
+def mystery(fn):
+    return make_wrapper(fn)
+
+@mystery
+def decorated(a):
+    pass
+
+class Meta(type):
+    def __call__(cls, *a, **k):
+        pass
+
+class WithMeta(metaclass=Meta):
+    def __init__(self, x):
+        pass
+
+class Mixin:
+    pass
+
+class Late(Mixin, unknown_lib.Struct):
+    pass
+`,
+      },
+      'from m import FromTorch, decorated, WithMeta, Late\nFromTorch(1, 2, z=3)\ndecorated()\nWithMeta()\nLate(anything=1)\n',
+    );
+    assert.deepEqual(brief(r), []);
+    assert.equal(r.callsUnknown, 4);
+  });
+
+  it('treats a (*args, **kwargs) wrapper decorator as transparent', async () => {
+    const r = await checkAgainst(
+      {
+        'm.py': `
+import functools
+
+def logged(fn):
+    @functools.wraps(fn)
+    def inner(*args, **kwargs):
+        print("calling")
+        return fn(*args, **kwargs)
+    return inner
+
+@logged
+def work(a, b):
+    pass
+
+@functools.lru_cache(maxsize=None)
+def cached(a):
+    pass
+`,
+      },
+      'from m import work, cached\nwork(1)\ncached(1, 2)\n',
+    );
+    assert.deepEqual(brief(r), ['2:missing-argument:b', '3:too-many-positional:']);
+  });
+});
+
+describe('synthesised constructors', () => {
+  it('dataclass fields: InitVar, ClassVar, field(init=False), defaults, kw_only and KW_ONLY', async () => {
+    const r = await checkAgainst(
+      {
+        'cfg.py': `
+from dataclasses import dataclass, field, InitVar, KW_ONLY
+from typing import ClassVar
+
+@dataclass
+class Base:
+    size: int
+    LIMIT: ClassVar[int] = 3
+    cache: dict = field(default_factory=dict)
+    hidden: int = field(init=False, default=0)
+    mode: InitVar[str] = "a"
+    _: KW_ONLY
+    tag: str
+
+@dataclass(kw_only=True)
+class Child(Base):
+    depth: int
+    extra: int = 1
+`,
+      },
+      [
+        'from cfg import Base, Child',
+        'Base(1, {}, "m", tag="t")', // ok
+        'Base(1, tag="t", hidden=1)', // hidden is init=False
+        'Base(1, LIMIT=2, tag="t")', // ClassVar is no parameter
+        'Base(1)', // tag is required keyword-only
+        'Child(1, depth=2, tag="x")', // ok
+        'Child(1, 2, tag="x")', // depth is keyword-only, and missing
+        'Child(1, {}, "m", 5, depth=1, tag="x")', // three positional fields only
+      ].join('\n'),
+    );
+    assert.deepEqual(brief(r).sort(), ['3:unexpected-keyword:hidden', '4:unexpected-keyword:LIMIT', '5:missing-argument:tag', '7:missing-argument:depth', '8:too-many-positional:']);
+    assert.equal(r.findings[0].signature, 'Base(size: int, cache: dict = <factory>, mode: InitVar[str] = "a", *, tag: str)');
+  });
+
+  it('msgspec.Struct fields count although msgspec is not installed, mixins first or not', async () => {
+    const r = await checkAgainst(
+      {
+        'sp.py': `
+import msgspec
+
+class Mixin:
+    pass
+
+class Params(Mixin, msgspec.Struct, omit_defaults=True):
+    n: int = 1
+    max_tokens: int = 16
+    _private: list = []
+
+class Strict(msgspec.Struct, kw_only=True):
+    name: str
+`,
+      },
+      'from sp import Params, Strict\nParams(max_tokens=1, n=2)\nParams(2)\nParams(_private=[1])\nParams(bogus=1)\nStrict("x")\n',
+    );
+    assert.deepEqual(brief(r).sort(), ['5:unexpected-keyword:bogus', '6:missing-argument:name', '6:too-many-positional:']);
+  });
+
+  it('pydantic dataclasses: unknown keywords only when extra is forbidden', async () => {
+    const r = await checkAgainst(
+      {
+        'pd.py': `
+from pydantic.dataclasses import dataclass
+from pydantic import ConfigDict, Field
+
+@dataclass
+class Loose:
+    a: int
+    b: int = Field(None, ge=0)
+
+@dataclass(config=ConfigDict(extra="forbid"))
+class Tight:
+    a: int
+`,
+      },
+      'from pd import Loose, Tight\nLoose(1, bogus=2)\nLoose()\nTight(1, bogus=2)\nLoose(a=1)\n',
+    );
+    assert.deepEqual(brief(r), ['3:missing-argument:a', '4:unexpected-keyword:bogus']);
+  });
+});
+
+describe('imports and module attributes', () => {
+  it('reports names and submodules the target no longer has, in every import form', async () => {
+    const r = await checkAgainst(
+      {
+        'pkg/__init__.py': 'from .a import kept\n',
+        'pkg/a.py': 'def kept():\n    pass\n',
+        'pkg/sub/__init__.py': '',
+      },
+      [
+        'import pkg.a as pa', // ok
+        'import pkg.gone', // unknown-module
+        'from pkg import kept, removed', // unknown-import removed
+        'from pkg.a import kept as k2', // ok
+        'from pkg import sub', // submodule: ok
+        'def f():',
+        '    from pkg.a import vanished', // unknown-import, inside a function
+        '    return pa.kept() + pa.lost()', // unknown-attribute lost
+        'try:',
+        '    from pkg.a import optional', // guarded by except ImportError: silent
+        'except ImportError:',
+        '    optional = None',
+        'from typing import TYPE_CHECKING',
+        'if TYPE_CHECKING:',
+        '    from pkg.a import only_for_types', // never runs: silent
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`),
+      ['2:unknown-module:pkg.gone', '3:unknown-import:pkg.removed', '7:unknown-import:pkg.a.vanished', '8:unknown-attribute:pkg.a.lost'],
+    );
+  });
+
+  it('follows star imports, __getattr__ name tables and conditional definitions', async () => {
+    const r = await checkAgainst(
+      {
+        'm/__init__.py': `
+from .impl import *
+import sys
+if sys.version_info >= (3, 12):
+    def both(a):
+        pass
+else:
+    def both(a, b):
+        pass
+_LAZY = {"Lazy": ".impl"}
+def __getattr__(name):
+    if name in _LAZY:
+        return 1
+    raise AttributeError(name)
+`,
+        'm/impl.py': '__all__ = ["Exported"]\nclass Exported:\n    pass\nclass NotExported:\n    pass\n',
+      },
+      'from m import Exported, Lazy, NotExported, both\nboth(1)\nboth(1, 2)\nboth()\n',
+    );
+    assert.deepEqual(
+      r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param ?? f.callee}`),
+      ['1:unknown-import:m.NotExported', '4:missing-argument:a'],
+    );
+  });
+});
