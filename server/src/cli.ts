@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Engine, type Finding, TargetError } from './engine';
+import { ZipRoot } from './engine/sources/zipRoot';
 
 export const JSON_SCHEMA_VERSION = 1;
 
@@ -91,6 +92,15 @@ export function collectFiles(paths: string[], warn: (msg: string) => void): stri
   return files;
 }
 
+function readSource(file: string, warn: (msg: string) => void): string | undefined {
+  try {
+    return new TextDecoder('utf-8').decode(fs.readFileSync(file)).replace(/^\uFEFF/, '');
+  } catch (e) {
+    warn(`skipped ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`);
+    return undefined;
+  }
+}
+
 function formatText(f: Finding): string {
   return `${f.file}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} [${f.code}] ${f.message}`;
 }
@@ -124,15 +134,26 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let callsChecked = 0;
   let callsUnknown = 0;
   let checkedFiles = 0;
+  const inputs: Array<{ file: string; text?: string; module?: { name: string; isPackage: boolean } }> = [];
   for (const file of files) {
-    let text: string;
-    try {
-      text = new TextDecoder('utf-8').decode(fs.readFileSync(file)).replace(/^\uFEFF/, '');
-    } catch (e) {
-      io.stderr.write(`apidrift: skipped ${file}: ${(e as NodeJS.ErrnoException).code ?? e}\n`);
-      continue;
-    }
-    const r = engine.check(text, file);
+    if (/\.(whl|zip)$/i.test(file)) {
+      // an archive: check each Python member as the module it is
+      let zip: ZipRoot;
+      try {
+        zip = new ZipRoot(file);
+      } catch (e) {
+        io.stderr.write(`apidrift: ${(e as Error).message}\n`);
+        return 2;
+      }
+      for (const rel of zip.members().filter((m) => /\.py$/.test(m)).sort()) {
+        inputs.push({ file: zip.displayPath(rel), text: zip.readText(rel) ?? '', module: Engine.moduleNameOfRelative(rel) });
+      }
+    } else inputs.push({ file });
+  }
+  for (const { file, text: given, module } of inputs) {
+    const text = given ?? readSource(file, (m) => io.stderr.write(`apidrift: ${m}\n`));
+    if (text === undefined) continue;
+    const r = engine.check(text, file, undefined, module);
     findings.push(...r.findings);
     callsChecked += r.callsChecked;
     callsUnknown += r.callsUnknown;

@@ -330,7 +330,8 @@ export class Callables {
     })) return unknown('a Protocol class');
 
     let init: Sig[] | undefined;
-    let newSigs: Sig[] | undefined; // undefined: not found yet; []: transparent
+    let newSigs: Sig[] | undefined; // undefined: not found yet; []: found, and it accepts what __init__ accepts
+    let newForwardsAnything = false; // a (cls, *args, **kwargs) __new__ whose own checks are unknown
     let stopped = false;
     for (let i = 0; i < mro.length; i++) {
       const e = mro[i];
@@ -409,11 +410,13 @@ export class Callables {
         if (spec.alternatives.some((a) => a.length !== 1)) return unknown('__new__ defined in an unusual way');
         const sigs = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name, qualname, params: s.params.slice(1) }));
         newSigs = sigs.every(isTransparentVar) ? [] : sigs;
+        newForwardsAnything = newSigs.length === 0;
       }
       if (init && newSigs) stopped = true;
     }
     const initAlts = init ?? [];
     const newAlts = newSigs ?? [];
+    if (initAlts.length === 0 && newForwardsAnything) return unknown('a (*args, **kwargs) __new__ and no __init__');
     if (initAlts.length === 0 && newAlts.length === 0) {
       return this.single({ params: [], name: cls.name, qualname, definition: { file: summary.file, line: cls.line }, origin: 'no __init__ or __new__ anywhere in the class hierarchy' });
     }

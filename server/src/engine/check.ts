@@ -48,6 +48,16 @@ interface Scope {
   cls?: ClassInfo;
 }
 
+const SUPPRESS = /#\s*(type:\s*ignore|apidrift:\s*ignore)\b(\[([^\]]*)\])?/;
+
+/** `# type: ignore` silences a line; `# apidrift: ignore[code, ...]` silences those codes (all without a list). */
+export function suppressed(line: string, code: string): boolean {
+  const m = SUPPRESS.exec(line);
+  if (!m) return false;
+  if (m[1].startsWith('type') || m[3] === undefined) return true;
+  return m[3].split(',').map((c) => c.trim()).includes(code);
+}
+
 function rangeOf(n: Node): Range {
   return { start: { line: n.startPosition.row, character: n.startPosition.column }, end: { line: n.endPosition.row, character: n.endPosition.column } };
 }
@@ -145,8 +155,9 @@ class FileCheck {
     } finally {
       this.program.removeOverlay(this.moduleName);
     }
-    this.findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
-    return { findings: this.findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown };
+    const findings = this.findings.filter((f) => !suppressed(this.lines[f.range.start.line] ?? '', f.code));
+    findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown };
   }
 
   private tick(): void {

@@ -39,10 +39,20 @@ export class Engine {
    * Checks one file's text. A file inside a target folder is checked as that module (so that its
    * relative imports resolve); any other file is checked as a script.
    */
-  check(text: string, file: string, isCancelled?: () => boolean): CheckResult {
+  check(text: string, file: string, isCancelled?: () => boolean, module?: { name: string; isPackage: boolean }): CheckResult {
     this.program.nextGeneration();
-    const mod = this.moduleNameOf(file);
+    const mod = module ?? this.moduleNameOf(file);
     return this.checker.check(text, { file, moduleName: mod?.name, isPackage: mod?.isPackage, isCancelled });
+  }
+
+  /** The dotted module name of a path relative to an import root (`a/b/__init__.py` is `a.b`). */
+  static moduleNameOfRelative(rel: string): { name: string; isPackage: boolean } | undefined {
+    if (!/\.pyi?$/.test(rel)) return undefined;
+    const parts = rel.replace(/\.pyi?$/, '').split(/[\\/]/);
+    const isPackage = parts[parts.length - 1] === '__init__';
+    if (isPackage) parts.pop();
+    if (parts.length === 0 || !parts.every((p) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(p))) return undefined;
+    return { name: parts.join('.'), isPackage };
   }
 
   /** The dotted module name of a file that lies inside one of the target's folders. */
@@ -51,12 +61,9 @@ export class Engine {
     for (const root of this.target.roots) {
       if (!(root instanceof DirectoryRoot)) continue;
       const rel = path.relative(path.resolve(root.dir), abs);
-      if (!rel || rel.startsWith('..') || path.isAbsolute(rel) || !/\.pyi?$/.test(rel)) continue;
-      const parts = rel.replace(/\.pyi?$/, '').split(path.sep);
-      const isPackage = parts[parts.length - 1] === '__init__';
-      if (isPackage) parts.pop();
-      if (parts.length === 0 || !parts.every((p) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(p))) continue;
-      return { name: parts.join('.'), isPackage };
+      if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) continue;
+      const mod = Engine.moduleNameOfRelative(rel);
+      if (mod) return mod;
     }
     return undefined;
   }

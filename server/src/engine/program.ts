@@ -24,6 +24,9 @@ export type Value =
 
 const MAX_DEPTH = 40;
 
+/** Attributes every module has without binding them. */
+const MODULE_DUNDERS = new Set(['__name__', '__doc__', '__file__', '__spec__', '__loader__', '__package__', '__dict__', '__builtins__', '__cached__', '__annotations__']);
+
 interface CachedModule {
   version: string | undefined;
   summary: ModuleSummary | null;
@@ -106,6 +109,7 @@ export class Program {
     if (!summary && file && file.rel) return { kind: 'unknown', reason: `${module} could not be read` };
     const bindings = summary?.bindings.get(name);
     if (bindings && summary) return this.valueOfBindings(bindings, summary, name, depth);
+    if (MODULE_DUNDERS.has(name) || (name === '__path__' && (file?.isPackage || summary?.isPackage))) return { kind: 'unknown', reason: `${name} is set on every module` };
     if ((file?.isPackage || summary?.isPackage) && this.target.findModule(`${module}.${name}`)) return { kind: 'module', name: `${module}.${name}` };
     if (summary) {
       for (const star of summary.starImports) {

@@ -402,11 +402,20 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
           cls.fields.push({ name: left.text, annotation: type.text.replace(/\s+/g, ' '), line, value: right ? toExpr(right) : undefined });
           if (right) addBinding(cls.members, left.text, { kind: 'value', expr: toExpr(right), conditional, line });
         } else if (left) {
-          const names: string[] = [];
-          identifierTargets(left, names);
-          for (const n of names) {
-            const b: Binding = left.type === 'identifier' && right ? { kind: 'value', expr: toExpr(right), conditional, line } : { kind: 'opaque', conditional, line };
-            addBinding(cls.members, n, b);
+          // `A = B = value` binds every target in the chain
+          let cur: Node | null = a;
+          let value: Node | null = right;
+          while (value && value.type === 'assignment') value = value.childForFieldName('right');
+          while (cur && cur.type === 'assignment') {
+            const l = cur.childForFieldName('left');
+            const names: string[] = [];
+            if (l) identifierTargets(l, names);
+            for (const n of names) {
+              const b: Binding = l?.type === 'identifier' && value ? { kind: 'value', expr: toExpr(value), conditional, line } : { kind: 'opaque', conditional, line };
+              addBinding(cls.members, n, b);
+            }
+            const r: Node | null = cur.childForFieldName('right');
+            cur = r && r.type === 'assignment' ? r : null;
           }
         }
       }
@@ -496,6 +505,10 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
           // enum.global_enum copies the members into the module's namespace
           for (const [member, bs] of cls.members) if (bs.some((b) => b.kind === 'value')) bind(member, { kind: 'opaque', conditional, line });
         }
+      } else if (s.type === 'type_alias_statement') {
+        const left = s.childForFieldName('left');
+        const id = left?.type === 'identifier' ? left : left?.namedChildren.find((c) => c?.type === 'identifier');
+        if (id) bind(id.text, { kind: 'opaque', conditional, line });
       } else if (s.type === 'import_statement' || s.type === 'import_from_statement') {
         for (const [n, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
       } else if (s.type === 'expression_statement') {

@@ -133,6 +133,10 @@ export class ZipRoot implements SourceRoot {
     return `${this.file}/${rel}`;
   }
 
+  members(): string[] {
+    return [...this.entries.keys()];
+  }
+
   get fileCount(): number {
     return this.entries.size;
   }
