@@ -280,8 +280,9 @@ export class Callables {
       });
       if (transform) {
         // A dataclass_transform decorator: fields become parameters. Unknown keywords are an
-        // error only when the decorator is used bare and its body forbids extra keys.
-        return { kind: 'dataclass', deco: { flavor: 'pydantic', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: true, forbidExtra: !isCall && fn.forbidsExtra } };
+        // error only when its body forbids extra keys and the use does not pass its own `extra`.
+        const overridesExtra = isCall && d.args.some((a) => /\bextra\b/.test(a.text));
+        return { kind: 'dataclass', deco: { flavor: 'pydantic', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: true, forbidExtra: fn.forbidsExtra && !overridesExtra } };
       }
       const applied = isCall ? fn.returnedInner : fn;
       if (applied?.returnsFirstArg) return { kind: 'transparent' };

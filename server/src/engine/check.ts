@@ -522,7 +522,7 @@ class FileCheck {
     if (spec.kind === 'unknown') {
       if (!isTargetValue(resolved.value)) return;
       this.callsUnknown++;
-      this.calls.push({ range: rangeOf(nameNode), callee: fn.text, signatures: [], definition: null, unknownReason: spec.reason });
+      this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: fn.text, signatures: [], definition: null, unknownReason: spec.reason });
       return;
     }
     if (this.isUserDefined(spec.qualname) && spec.alternatives.every((a) => a.every((s) => this.isUserDefined(s.qualname)))) return;
@@ -532,6 +532,7 @@ class FileCheck {
     const first = spec.alternatives[0][spec.alternatives[0].length - 1];
     this.calls.push({
       range: rangeOf(nameNode),
+      extent: rangeOf(call),
       callee: spec.qualname,
       signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
       definition: first.definition,

@@ -73,7 +73,10 @@ export interface CheckStats {
 
 /** What the engine knows about a call site, for hover. */
 export interface CallInfo {
+  /** The callee's name. */
   range: Range;
+  /** The whole call expression. */
+  extent: Range;
   callee: string;
   signatures: string[];
   definition: SourceLocation | null;

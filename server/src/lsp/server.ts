@@ -225,7 +225,7 @@ connection.onHover((params: HoverParams): Hover | null => {
     parts.push(`apidrift does not check this call: ${call.unknownReason}`);
   }
   for (const f of state.result.findings) {
-    if (contains(f.range, params.position) || overlaps(f.range, call.range)) parts.push(`**${f.code}**: ${f.message}`);
+    if (contains(call.extent, f.range.start)) parts.push(`**${f.code}**: ${f.message}`);
   }
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n') }, range: call.range };
 });

@@ -1,0 +1,91 @@
+/** The CLI as users run it: the bundled dist/cli.js, exit codes, text and JSON output. */
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as path from 'path';
+import { describe, it } from 'node:test';
+import { DIST, FIXTURES, ROOT, stdlibZip, tempTree } from '../helpers';
+
+const CLI = path.join(DIST, 'cli.js');
+const USER = path.join(FIXTURES, 'stdlib', 'py311_user.py');
+
+function run(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('apidrift check', () => {
+  it('exits 1 with findings, one line each, and a summary', () => {
+    const r = run(['check', '--target', stdlibZip('312'), path.join(ROOT, 'examples', 'stdlib311_user.py')]);
+    assert.equal(r.code, 1, r.stderr);
+    const lines = r.stdout.trim().split('\n');
+    assert.match(lines[0], /stdlib311_user\.py:\d+:\d+: error \[unknown-import\] .*SafeConfigParser/);
+    assert.match(lines[lines.length - 1], /^5 findings in 1 file \(\d+ calls checked, \d+ unknown, \d+ target modules read, \d+ ms\)$/);
+  });
+
+  it('exits 0 when the code binds', () => {
+    const r = run(['check', '--target', stdlibZip('311'), USER]);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^0 findings in 1 file/);
+  });
+
+  it('prints the documented JSON object', () => {
+    const r = run(['check', '--format', 'json', '--target', stdlibZip('314'), USER]);
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.version, 1);
+    assert.deepEqual(Object.keys(out.stats).sort(), ['callsChecked', 'callsUnknown', 'files', 'ms', 'targetModulesRead']);
+    assert.equal(out.stats.files, 1);
+    assert.ok(out.stats.callsChecked > 0 && out.stats.targetModulesRead > 0);
+    const kw = out.diagnostics.find((d: { code: string; param: string }) => d.code === 'unexpected-keyword' && d.param === 'isdst');
+    assert.ok(kw, 'the isdst keyword finding is present');
+    assert.deepEqual(Object.keys(kw).sort(), ['callee', 'code', 'definition', 'file', 'fixes', 'message', 'param', 'range', 'severity']);
+    assert.equal(kw.severity, 'error');
+    assert.equal(kw.callee, 'email.utils.localtime');
+    assert.deepEqual(Object.keys(kw.range.start), ['line', 'character']);
+    assert.equal(kw.fixes.length, 1);
+    assert.match(kw.fixes[0].title, /Remove argument isdst/);
+    assert.equal(kw.definition.file.endsWith('email/utils.py'), true);
+    for (const d of out.diagnostics) assert.ok(['error', 'warning', 'information', 'hint'].includes(d.severity));
+  });
+
+  it('recurses into folders and checks only Python files', () => {
+    const dir = tempTree({ 'a.py': 'import configparser\nconfigparser.SafeConfigParser()\n', 'sub/b.py': 'import imaplib\n', 'notes.txt': 'configparser.SafeConfigParser()' });
+    try {
+      const r = run(['check', '--format', 'json', '--target', stdlibZip('312'), dir]);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.stats.files, 2);
+      assert.deepEqual(out.diagnostics.map((d: { code: string }) => d.code), ['unknown-attribute']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  for (const [what, args, message] of [
+    ['a missing target', ['check', '--target', '/nonexistent/site-packages', USER], /target path does not exist: \/nonexistent\/site-packages/],
+    ['a target file that is no archive', ['check', '--target', USER, USER], /not a \.whl or \.zip archive/],
+    ['no target', ['check', USER], /at least one --target is required/],
+    ['no files', ['check', '--target', stdlibZip('311')], /no files to check/],
+    ['an unknown option', ['check', '--bogus', '--target', stdlibZip('311'), USER], /unknown option '--bogus'/],
+    ['a missing file', ['check', '--target', stdlibZip('311'), '/nonexistent.py'], /no such file or folder/],
+    ['an unknown command', ['lint'], /unknown command 'lint'/],
+  ] as const) {
+    it(`exits 2 with one line on stderr for ${what}`, () => {
+      const r = run([...args]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr.split('\n')[0], message);
+      assert.equal(r.stdout, '');
+    });
+  }
+
+  it('exits 2 for a corrupt archive', () => {
+    const dir = tempTree({ 'broken.zip': 'PK\u0003\u0004 this is not really a zip file' });
+    try {
+      const r = run(['check', '--target', path.join(dir, 'broken.zip'), USER]);
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /corrupt or truncated/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

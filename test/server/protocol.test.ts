@@ -1,0 +1,107 @@
+/** The language server over real JSON-RPC: diagnostics, quick fixes tied to versions, hover, settings. */
+import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'url';
+import { applyEdits, FIXTURES, ROOT, stdlibZip } from '../helpers';
+import { TestClient } from './lspClient';
+
+const SOURCE = [
+  'import configparser',
+  'from email.utils import localtime',
+  'from imaplib import IMAP4_SSL',
+  '',
+  'def stamp(dt):',
+  '    return localtime(',
+  '        dt,',
+  '        isdst=-1,',
+  '    )',
+  '',
+  'def connect(host):',
+  '    return IMAP4_SSL(host, 993, None, None)',
+  '',
+].join('\n');
+
+describe('language server', () => {
+  let client: TestClient;
+  const uri = pathToFileURL(path.join(ROOT, 'test', 'fixtures', 'virtual', 'doc.py')).href;
+
+  before(async () => {
+    client = new TestClient({ targets: [stdlibZip('314')] });
+    await client.initialize(ROOT);
+  });
+  after(async () => client.shutdown());
+
+  it('publishes diagnostics for an opened document and reports ready', async () => {
+    client.open(uri, SOURCE, 1);
+    const diags = await client.diagnosticsFor(uri, 1);
+    assert.deepEqual(
+      diags.map((d) => `${d.range.start.line}:${d.code}`),
+      ['7:unexpected-keyword', '11:too-many-positional'],
+    );
+    assert.equal(diags[0].source, 'apidrift');
+    assert.equal(diags[0].severity, 1);
+    await client.waitFor('ready status', () => client.statuses.find((s) => s.state === 'ready'));
+  });
+
+  it('offers a quick fix whose edit removes the argument line cleanly', async () => {
+    const diags = await client.diagnosticsFor(uri, 1);
+    const actions = (await client.conn.sendRequest('textDocument/codeAction', {
+      textDocument: { uri },
+      range: diags[0].range,
+      context: { diagnostics: [diags[0]] },
+    })) as Array<{ title: string; kind: string; edit: { documentChanges: Array<{ textDocument: { version: number }; edits: Parameters<typeof applyEdits>[1] }> } }>;
+    assert.equal(actions.length, 1);
+    assert.equal(actions[0].kind, 'quickfix');
+    assert.match(actions[0].title, /Remove argument isdst/);
+    const change = actions[0].edit.documentChanges[0];
+    assert.equal(change.textDocument.version, 1);
+    const fixed = applyEdits(SOURCE, change.edits);
+    assert.equal(fixed, SOURCE.replace('        isdst=-1,\n', ''));
+  });
+
+  it('hovers a checked call with the target signature and its location', async () => {
+    const hover = (await client.conn.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 11, character: 14 } })) as { contents: { value: string } };
+    assert.match(hover.contents.value, /IMAP4_SSL\(host='', port=IMAP4_SSL_PORT, \*, ssl_context=None, timeout=None\)/);
+    assert.match(hover.contents.value, /imaplib\.py:\d+/);
+    assert.match(hover.contents.value, /too-many-positional/);
+  });
+
+  it('re-checks after an incremental edit and refuses fixes for a stale version', async () => {
+    // delete the `isdst=-1,` line: only the IMAP4_SSL finding remains, one line up
+    client.change(uri, 2, [{ range: { start: { line: 7, character: 0 }, end: { line: 8, character: 0 } }, text: '' }]);
+    const diags = await client.diagnosticsFor(uri, 2);
+    assert.deepEqual(diags.map((d) => `${d.range.start.line}:${d.code}`), ['10:too-many-positional']);
+    const stale = await client.conn.sendRequest('textDocument/codeAction', {
+      textDocument: { uri: uri + '-unknown' },
+      range: diags[0].range,
+      context: { diagnostics: [] },
+    });
+    assert.deepEqual(stale, []);
+  });
+
+  it('follows a change of targets without a restart', async () => {
+    client.change(uri, 3, [{ text: SOURCE }]);
+    assert.equal((await client.diagnosticsFor(uri, 3)).length, 2);
+    client.changeSettings({ targets: [stdlibZip('311')] });
+    await client.waitFor('diagnostics against 3.11', () => {
+      const d = client.diagnostics.get(uri);
+      return d && d.version === 3 && d.diagnostics.length === 0;
+    });
+  });
+
+  it('reports a missing target as an error status, never as "no problems" silently', async () => {
+    const before = client.statuses.length;
+    client.changeSettings({ targets: [path.join(FIXTURES, 'does-not-exist')] });
+    const st = await client.waitFor('error status', () => client.statuses.slice(before).find((s) => s.state === 'error'));
+    assert.match(st.message, /target path does not exist/);
+    await client.waitFor('the reason in the log', () => client.logs.some((l) => /target error: target path does not exist/.test(l)));
+    client.changeSettings({ targets: [stdlibZip('314')] });
+    await client.waitFor('ready again', () => client.statuses.slice(before).find((s) => s.state === 'ready'));
+  });
+
+  it('keeps fixture files untouched', () => {
+    assert.equal(fs.existsSync(path.join(ROOT, 'test', 'fixtures', 'virtual', 'doc.py')), false);
+  });
+});
