@@ -7,7 +7,7 @@ import { bindCall, type BindError, type CallArg } from './bind';
 import { type Access, Callables, type CallSpec, type Sig, sigText } from './callables';
 import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
 import { parsePython, type Node } from './parser';
-import type { Program, Value } from './program';
+import { GENERATED, type Program, type Value } from './program';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo } from './summary';
 import { stringValue } from './syntax';
 import type { CallInfo, Finding, Range } from './types';
@@ -90,6 +90,18 @@ function guardedBy(n: Node, re: RegExp): boolean {
       // guards do not cross definitions
       if (p.type === 'function_definition') return false;
     }
+  }
+  return false;
+}
+
+/** The import sits under an `if` that tests whether the module is available. */
+function availabilityTested(n: Node, module: string): boolean {
+  for (let p: Node | null = n.parent; p; p = p.parent) {
+    if (p.type === 'if_statement' || p.type === 'elif_clause') {
+      const cond = p.childForFieldName('condition')?.text ?? '';
+      if (cond.includes(`"${module}"`) || cond.includes(`'${module}'`) || /find_spec|find_loader|is_available|_has_module/.test(cond)) return true;
+    }
+    if (p.type === 'function_definition') break;
   }
   return false;
 }
@@ -391,6 +403,7 @@ class FileCheck {
       if (this.program.findModule(prefix)) continue;
       const parent = this.program.findModule(parts.slice(0, i).join('.'));
       if (!parent || !parent.isPackage || guarded) return false;
+      if (!parent.rel || this.program.isPlaceholderPackage(parent) || GENERATED.test(parts[i]) || availabilityTested(node, prefix)) return false;
       const ps = this.program.summary(parent.name);
       // A package may bind the name itself (an attribute, not a submodule): then only `from` may work.
       if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules || ps.getattr.kind !== 'none' || ps.starImports.length) return false;
@@ -446,7 +459,9 @@ class FileCheck {
       const obj = fn.childForFieldName('object');
       const attr = fn.childForFieldName('attribute')?.text;
       if (obj?.type === 'call' && obj.childForFieldName('function')?.text === 'super' && attr) {
-        return this.superSpec(obj, attr, scope);
+        // Inside the target itself a class is usually a base of others, and super() follows the
+        // MRO of the instance's class: only the user's own classes are checked.
+        return this.opts.moduleName ? undefined : this.superSpec(obj, attr, scope);
       }
       if (!obj || !attr) return undefined;
       const base = this.valueOfExpr(obj, scope);
@@ -483,7 +498,8 @@ class FileCheck {
     if (!mro) return undefined;
     const v = this.checker.callables.superMember(mro, 1, attr);
     if (!v) return undefined;
-    return { spec: this.checker.callables.specOf(v, 'instance'), value: v };
+    // __new__ is a static method: super().__new__(cls, ...) passes cls explicitly
+    return { spec: this.checker.callables.specOf(v, attr === '__new__' ? 'class' : 'instance'), value: v };
   }
 
   private callArgs(call: Node): { args: CallArg[]; nodes: Node[] } | undefined {

@@ -24,6 +24,9 @@ export type Value =
 
 const MAX_DEPTH = 40;
 
+/** Modules generated at build time (protocol buffers) are absent from source checkouts. */
+export const GENERATED = /_pb2(_grpc)?$/;
+
 /** Attributes every module has without binding them. */
 const MODULE_DUNDERS = new Set(['__name__', '__doc__', '__file__', '__spec__', '__loader__', '__package__', '__dict__', '__builtins__', '__cached__', '__annotations__']);
 
@@ -62,6 +65,14 @@ export class Program {
 
   findModule(name: string): ModuleFile | null {
     return this.target.findModule(name);
+  }
+
+  /** A package that holds nothing but an `__init__.py` binding nothing: a placeholder filled at build time. */
+  isPlaceholderPackage(file: ModuleFile): boolean {
+    if (!file.isPackage) return false;
+    const s = file.rel ? this.summary(file.name) : null;
+    if (s && (s.bindings.size > 0 || s.starImports.length > 0)) return false;
+    return file.packageDirs.every(({ root, rel }) => (root.listDir(rel) ?? []).every((e) => e === '__init__.py' || e === '__init__.pyi' || e === '__pycache__'));
   }
 
   inTarget(moduleName: string): boolean {
@@ -111,6 +122,9 @@ export class Program {
     if (bindings && summary) return this.valueOfBindings(bindings, summary, name, depth);
     if (MODULE_DUNDERS.has(name) || (name === '__path__' && (file?.isPackage || summary?.isPackage))) return { kind: 'unknown', reason: `${name} is set on every module` };
     if ((file?.isPackage || summary?.isPackage) && this.target.findModule(`${module}.${name}`)) return { kind: 'module', name: `${module}.${name}` };
+    if (file && file.isPackage && !file.rel) return { kind: 'unknown', reason: `${module} is a namespace package: other portions may provide ${name}` };
+    if (GENERATED.test(name)) return { kind: 'unknown', reason: `${name} looks generated at build time` };
+    if (file && this.isPlaceholderPackage(file)) return { kind: 'unknown', reason: `${module} is an empty package, filled at build time` };
     if (summary) {
       for (const star of summary.starImports) {
         const r = this.starMember(star, name, depth + 1);
