@@ -183,7 +183,8 @@ function test(name, fn) {
   tests.push({ name, fn });
 }
 
-test('(a) opening the user file shows exactly the three findings against `new`', async () => {
+/** Opens the user file from the workspace and activates the extension (before any test). */
+async function setup() {
   const folder = vscode.workspace.workspaceFolders && vscode.workspace.workspaceFolders[0];
   assert.ok(folder, 'no workspace folder is open (the launcher must pass --workspace)');
   const fileUri = vscode.Uri.joinPath(folder.uri, USER_FILE_NAME);
@@ -191,9 +192,6 @@ test('(a) opening the user file shows exactly the three findings against `new`',
     fs.existsSync(fileUri.fsPath),
     `${fileUri.fsPath} not found: the workspace must hold a copy of test/fixtures/vllm/user/${USER_FILE_NAME} (see test/e2e/workspace.js)`,
   );
-  const configured = vscode.workspace.getConfiguration('apidrift', folder.uri).get('targets');
-  assert.deepStrictEqual(configured, [TARGET.new], 'workspace .vscode/settings.json must set apidrift.targets to the absolute path of fixtures/vllm/new');
-
   const ext = vscode.extensions.getExtension(EXTENSION_ID);
   assert.ok(ext, `extension ${EXTENSION_ID} is not loaded`);
   doc = await vscode.workspace.openTextDocument(fileUri);
@@ -202,10 +200,15 @@ test('(a) opening the user file shows exactly the three findings against `new`',
   assert.strictEqual(doc.languageId, 'python');
   api = ext.isActive ? ext.exports : await ext.activate();
   assert.ok(api && typeof api.status === 'function', 'activate() did not return the { status, client } API');
+}
+
+test('(a) opening the user file shows exactly the three findings against `new`', async () => {
+  const configured = vscode.workspace.getConfiguration('apidrift', doc.uri).get('targets');
+  assert.deepStrictEqual(configured, [TARGET.new], 'workspace .vscode/settings.json must set apidrift.targets to the absolute path of fixtures/vllm/new');
 
   const t0 = Date.now();
   const diags = await waitForFindings(doc.uri, expectedBrief('new'), 'the three findings against new');
-  log(`  findings arrived ${Date.now() - t0} ms after opening`);
+  log(`  findings there ${Date.now() - t0} ms after opening`);
   for (const d of diags) {
     assert.strictEqual(d.severity, vscode.DiagnosticSeverity.Error, `severity of ${d.message}`);
     assert.ok(!d.range.isEmpty, `empty range for ${d.message}`);
@@ -317,6 +320,13 @@ exports.run = async function run() {
   log(`fixtures: ${FIXTURES}`);
   log(`VS Code ${vscode.version}, extension host node ${process.version}`);
   const results = [];
+  try {
+    await setup();
+  } catch (e) {
+    log(`setup failed: ${e && e.stack ? e.stack : e}`);
+    for (const t of tests) log(`FAIL ${t.name} (not run: setup failed)`);
+    throw new Error(`setup failed, no test ran: ${e && e.message}`);
+  }
   for (const t of tests) {
     const t0 = Date.now();
     log(`RUN  ${t.name}`);
