@@ -17,15 +17,19 @@ const USER_FILE_NAME = 'hidden_states_generator.py';
  * @param {object} [opts]
  * @param {'old'|'new'|'nightly'} [opts.version]  target version, default 'new'
  * @param {string} [opts.prefix]                   temp dir name prefix
+ * @param {string} [opts.name]                     put the workspace in a subfolder with this name (what
+ *                                                 the Explorer shows) instead of the temp dir itself
  * @returns {{ dir: string, file: string, target: string, settingsFile: string, cleanup: () => void }}
  */
-function createWorkspace({ version = 'new', prefix = 'apidrift-e2e-ws-' } = {}) {
+function createWorkspace({ version = 'new', prefix = 'apidrift-e2e-ws-', name } = {}) {
   const target = path.join(VLLM_FIXTURES, version);
   const source = path.join(VLLM_FIXTURES, 'user', USER_FILE_NAME);
   if (!fs.existsSync(path.join(target, 'vllm'))) throw new Error(`fixture target missing: ${target}/vllm`);
   if (!fs.existsSync(source)) throw new Error(`fixture user file missing: ${source}`);
   // realpath: /tmp may be a symlink; the workbench and the server should see one spelling.
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  const dir = name ? path.join(tmp, name) : tmp;
+  fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, USER_FILE_NAME);
   fs.copyFileSync(source, file);
   const settingsFile = path.join(dir, '.vscode', 'settings.json');
@@ -36,7 +40,7 @@ function createWorkspace({ version = 'new', prefix = 'apidrift-e2e-ws-' } = {}) 
     file,
     target,
     settingsFile,
-    cleanup: () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 }),
+    cleanup: () => fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 }),
   };
 }
 

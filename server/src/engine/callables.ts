@@ -5,7 +5,7 @@
  */
 import type { Program, Value } from './program';
 import { known } from './program';
-import { ALLOWED_AFTER_OWNER, ENUM_BASES, isBuiltinException, TRANSPARENT_CLASS_DECORATORS, TRANSPARENT_FUNCTION_DECORATORS } from './specials';
+import { ALLOWED_AFTER_OWNER, ENUM_BASES, isBuiltinException, SIMPLE_EXCEPTIONS, TRANSPARENT_CLASS_DECORATORS, TRANSPARENT_FUNCTION_DECORATORS } from './specials';
 import type { ClassInfo, FieldInfo, FunctionInfo, ModuleSummary } from './summary';
 import { dotted, type Expr, formatParams, type Param } from './syntax';
 import type { SourceLocation } from './types';
@@ -67,6 +67,7 @@ type Entry =
   | { kind: 'unknown'; reason: string };
 
 function sameEntry(a: Entry, b: Entry): boolean {
+  if (a === b) return true;
   if (a.kind === 'class' && b.kind === 'class') return a.cls === b.cls;
   if (a.kind === 'special' && b.kind === 'special') return a.name === b.name;
   if (a.kind === 'external' && b.kind === 'external') return a.qualname === b.qualname;
@@ -291,6 +292,19 @@ export class Callables {
     return { kind: 'unknown', reason: `class decorator ${dotted(isCall ? d.callee : d) ?? '?'} is not one the engine can see through` };
   }
 
+  /** Why a metaclass makes construction unknown, or undefined when it leaves it to __new__/__init__. */
+  private metaclassProblem(mv: Value): string | undefined {
+    if (mv.kind === 'special' && ['abc.ABCMeta', 'builtins.type', 'enum.EnumMeta'].includes(mv.name)) return undefined;
+    if (mv.kind === 'external' && mv.qualname === 'builtins.type') return undefined;
+    if (mv.kind === 'anyOf') return mv.values.map((v) => this.metaclassProblem(v)).find((x) => x);
+    if (mv.kind === 'class') {
+      const call = this.program.classMember(mv.cls, mv.summary, '__call__');
+      if (call === undefined) return undefined;
+      return `the metaclass ${mv.cls.name} defines __call__`;
+    }
+    return 'the metaclass of $ is not visible';
+  }
+
   constructorSpec(cls: ClassInfo, summary: ModuleSummary): CallSpec {
     const mro = this.mro(cls, summary);
     if (!mro) return unknown(`the class hierarchy of ${cls.name} cannot be linearised`);
@@ -301,14 +315,8 @@ export class Callables {
       const meta = e.cls.keywords.get('metaclass');
       if (!meta) continue;
       const mv = this.program.evalExpr(meta, e.summary);
-      if (mv.kind === 'special' && ['abc.ABCMeta', 'builtins.type', 'enum.EnumMeta'].includes(mv.name)) continue;
-      if (mv.kind === 'external' && mv.qualname === 'builtins.type') continue;
-      if (mv.kind === 'class') {
-        const call = this.program.classMember(mv.cls, mv.summary, '__call__');
-        if (call === undefined) continue;
-        return unknown(`the metaclass ${mv.cls.name} defines __call__`);
-      }
-      return unknown(`the metaclass of ${e.cls.name} is not visible`);
+      const why = this.metaclassProblem(mv);
+      if (why) return unknown(why.replace('$', e.cls.name));
     }
     if (mro.some((e) => e.kind === 'special' && ENUM_BASES.has(e.name))) {
       return this.single({
@@ -367,8 +375,26 @@ export class Callables {
         return unknown(`${e.name} in the bases of ${cls.name} is not modelled`);
       }
       if (e.kind === 'external') {
+        if (!stopped && !init && SIMPLE_EXCEPTIONS.has(e.qualname)) {
+          // BaseException: any positional arguments, no keywords
+          init = [{ params: [{ name: 'args', kind: 'varargs', hasDefault: false }], name: cls.name, qualname, definition: { file: summary.file, line: cls.line }, origin: `${e.qualname.slice(9)}'s constructor`, reports: new Set(['unexpected-keyword']) }];
+          newSigs ??= [];
+          stopped = true;
+          continue;
+        }
         if ((stopped || init) && (isBuiltinException(e.qualname) || ALLOWED_AFTER_OWNER.has(e.qualname))) {
           newSigs ??= [];
+          stopped = true;
+          continue;
+        }
+        // list, dict, set: __new__ ignores the arguments, so an __init__ found before them decides
+        if (!stopped && init && !newSigs && PERMISSIVE_NEW.has(e.qualname)) {
+          newSigs = [];
+          stopped = true;
+          continue;
+        }
+        // tuple, str, int...: __init__ is object's, so a __new__ found before them decides
+        if (!stopped && !init && newSigs && newSigs.length > 0 && OBJECT_INIT.has(e.qualname)) {
           stopped = true;
           continue;
         }
@@ -571,6 +597,9 @@ export class Callables {
     return this.mro(self, summary);
   }
 }
+
+const PERMISSIVE_NEW = new Set(['builtins.list', 'builtins.dict', 'builtins.set', 'builtins.bytearray']);
+const OBJECT_INIT = new Set(['builtins.tuple', 'builtins.str', 'builtins.int', 'builtins.bytes', 'builtins.float', 'builtins.frozenset', 'builtins.complex']);
 
 function isTransparentVar(s: Sig): boolean {
   return s.params.length === 2 && s.params[0].kind === 'varargs' && s.params[1].kind === 'varkw';

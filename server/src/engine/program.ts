@@ -4,7 +4,7 @@
  */
 import type { ModuleFile, Target } from './sources/target';
 import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, summarizeModule } from './summary';
-import { canonical, isKnown } from './specials';
+import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import type { ArgExpr, Expr } from './syntax';
 
 export type Value =
@@ -18,7 +18,8 @@ export type Value =
   | { kind: 'partial'; base: Value; args: ArgExpr[] }
   | { kind: 'namedtuple'; fields: string[]; defaults: number; qualname: string; file: string; line: number }
   | { kind: 'anyOf'; values: Value[] }
-  | { kind: 'unknown'; reason: string }
+  /** `outside`: the trail left the target (a compiled module, a package that is not there). */
+  | { kind: 'unknown'; reason: string; outside?: boolean }
   /** The module certainly lacks the name. */
   | { kind: 'missing'; module: string; name: string };
 
@@ -114,7 +115,7 @@ export class Program {
     const file = this.overlays.has(module) ? null : this.target.findModule(module);
     if (!this.overlays.has(module)) {
       if (!file) return known({ kind: 'external', qualname: `${module}.${name}` });
-      if (file.compiled) return { kind: 'unknown', reason: `${module} is a compiled module` };
+      if (file.compiled) return { kind: 'unknown', reason: `${module} is a compiled module`, outside: true };
     }
     const summary = this.summary(module);
     if (!summary && file && file.rel) return { kind: 'unknown', reason: `${module} could not be read` };
@@ -141,8 +142,8 @@ export class Program {
 
   private starMember(module: string, name: string, depth: number): Value {
     const file = this.target.findModule(module);
-    if (!file) return { kind: 'unknown', reason: `star import from ${module}, which is outside the target` };
-    if (file.compiled) return { kind: 'unknown', reason: `star import from compiled ${module}` };
+    if (!file) return { kind: 'unknown', reason: `star import from ${module}, which is outside the target`, outside: true };
+    if (file.compiled) return { kind: 'unknown', reason: `star import from compiled ${module}`, outside: true };
     const s = this.summary(module);
     if (!s) return { kind: 'unknown', reason: `star import from unreadable ${module}` };
     if (s.all === 'dynamic') return { kind: 'unknown', reason: `${module}.__all__ is computed` };
@@ -190,9 +191,12 @@ export class Program {
     if (summary.typeCheckingOnly.has(name)) return { kind: 'unknown', reason: `${name} is bound only under TYPE_CHECKING` };
     for (const star of summary.starImports) {
       const r = this.starMember(star, name, depth + 1);
+      // a compiled module's star import does not shadow a builtin
+      if (r.kind === 'unknown' && r.outside && BUILTIN_NAMES.has(name)) continue;
       if (r.kind !== 'missing') return r;
     }
-    if (summary.dynamic || summary.getattr.kind !== 'none') return { kind: 'unknown', reason: `${summary.name} has dynamic globals` };
+    // dynamic namespaces may bind any name, but not (in practice) shadow a builtin
+    if ((summary.dynamic || summary.getattr.kind !== 'none') && !BUILTIN_NAMES.has(name)) return { kind: 'unknown', reason: `${summary.name} has dynamic globals` };
     return known({ kind: 'external', qualname: `builtins.${name}` });
   }
 
@@ -235,8 +239,10 @@ export class Program {
         return anyOf(v.values.map((x) => this.attribute(x, attr, depth + 1)));
       case 'missing':
         return v;
+      case 'unknown':
+        return v;
       default:
-        return { kind: 'unknown', reason: 'attribute of a value the engine does not model' };
+        return { kind: 'unknown', reason: `attribute of a ${v.kind} value` };
     }
   }
 

@@ -23,6 +23,7 @@ const ALIASES: Record<string, string> = {
   'pydantic.dataclasses.dataclass': 'pydantic.dataclasses.dataclass',
   'msgspec.structs.Struct': 'msgspec.Struct',
   'enum.EnumType': 'enum.EnumMeta',
+  '_py_abc.ABCMeta': 'abc.ABCMeta',
   'abc.abstractclassmethod': 'abc.abstractmethod',
   'abc.abstractstaticmethod': 'abc.abstractmethod',
   'torch.nn.modules.module.Module': 'torch.nn.Module',
@@ -139,3 +140,39 @@ export function isBuiltinException(qualname: string): boolean {
 }
 
 export const ENUM_BASES = new Set(['enum.Enum', 'enum.IntEnum', 'enum.Flag', 'enum.IntFlag', 'enum.StrEnum', 'enum.ReprEnum']);
+
+/** Names of the builtins module: a star import from a compiled module does not shadow them. */
+export const BUILTIN_NAMES = new Set(
+  (
+    'ArithmeticError AssertionError AttributeError BaseException BaseExceptionGroup BlockingIOError BrokenPipeError BufferError ' +
+    'BytesWarning ChildProcessError ConnectionAbortedError ConnectionError ConnectionRefusedError ConnectionResetError ' +
+    'DeprecationWarning EOFError Ellipsis EncodingWarning EnvironmentError Exception ExceptionGroup FileExistsError ' +
+    'FileNotFoundError FloatingPointError FutureWarning GeneratorExit IOError ImportError ImportWarning IndentationError IndexError ' +
+    'InterruptedError IsADirectoryError KeyError KeyboardInterrupt LookupError MemoryError ModuleNotFoundError NameError ' +
+    'NotADirectoryError NotImplemented NotImplementedError OSError OverflowError PendingDeprecationWarning PermissionError ' +
+    'ProcessLookupError RecursionError ReferenceError ResourceWarning RuntimeError RuntimeWarning StopAsyncIteration StopIteration ' +
+    'SyntaxError SyntaxWarning SystemError SystemExit TabError TimeoutError TypeError UnboundLocalError UnicodeDecodeError ' +
+    'UnicodeEncodeError UnicodeError UnicodeTranslateError UnicodeWarning UserWarning ValueError Warning ZeroDivisionError abs aiter ' +
+    'all anext any ascii bin bool breakpoint bytearray bytes callable chr classmethod compile complex delattr dict dir divmod ' +
+    'enumerate eval exec filter float format frozenset getattr globals hasattr hash hex id input int isinstance issubclass iter len ' +
+    'list locals map max memoryview min next object oct open ord pow print property range repr reversed round set setattr slice ' +
+    'sorted staticmethod str sum super tuple type vars zip'
+  ).split(' '),
+);
+
+/**
+ * Built-in exceptions whose constructor is BaseException's: any positional arguments, no
+ * keywords (`Exception(x=1)` is a TypeError). Exceptions with keyword parameters of their own
+ * (ImportError, AttributeError, NameError, SyntaxError, OSError and others) are not listed.
+ */
+export const SIMPLE_EXCEPTIONS = new Set(
+  (
+    'BaseException Exception ArithmeticError AssertionError BufferError EOFError FloatingPointError GeneratorExit IndexError ' +
+    'KeyError KeyboardInterrupt LookupError MemoryError NotImplementedError OverflowError RecursionError ReferenceError ' +
+    'RuntimeError StopAsyncIteration SystemError TypeError ValueError ZeroDivisionError Warning UserWarning DeprecationWarning ' +
+    'PendingDeprecationWarning SyntaxWarning RuntimeWarning FutureWarning ImportWarning UnicodeWarning BytesWarning ResourceWarning ' +
+    'EncodingWarning'
+  )
+    .split(' ')
+    .map((n) => `builtins.${n}`),
+);
