@@ -186,7 +186,8 @@ async function main() {
     await tab.waitFor();
     const editorText = page.locator('.monaco-editor .view-lines');
     await editorText.filter({ hasText: 'import' }).first().waitFor();
-    const statusItem = page.locator('.statusbar-item', { hasText: 'apidrift' });
+    // The extension's item (createStatusBarItem id 'apidrift.status'; the DOM id is prefixed with the extension id).
+    const statusItem = page.locator('.statusbar-item[id$="apidrift.status"]');
     await statusItem.first().waitFor();
     info(`file open; status bar: "${(await statusItem.first().innerText()).trim()}"`);
 
@@ -270,7 +271,7 @@ async function main() {
 
     // Status bar item.
     // ("$(check) apidrift: new" when ready; the icon renders as a codicon span.)
-    const ready = page.locator('.statusbar-item', { hasText: /apidrift: new/ });
+    const ready = statusItem.filter({ hasText: /apidrift: new/ });
     try {
       await ready.first().waitFor();
     } catch {
@@ -278,7 +279,7 @@ async function main() {
     }
     const statusText = (await ready.first().innerText()).trim();
     assert.match(statusText, /apidrift/, `status bar item: ${statusText}`);
-    info(`status bar: "${statusText}"`);
+    info(`status bar: "${statusText}" (item id ${await ready.first().getAttribute("id")})`);
 
     if (!argv.has('--no-readme-screenshot')) {
       fs.copyFileSync(hoverShot, README_SCREENSHOT);
