@@ -322,3 +322,62 @@ def __getattr__(name):
     );
   });
 });
+
+describe('receivers whose class is certain', () => {
+  const LIB2 = {
+    'eng.py': `
+class Engine:
+    def __init__(self, size):
+        self.size = size
+
+    def run(self, steps, verbose=False):
+        pass
+
+    @staticmethod
+    def make(kind):
+        pass
+
+class Shadowed:
+    def __init__(self):
+        self.run = lambda *a: None
+
+    def run(self, steps):
+        pass
+
+class Odd:
+    def __new__(cls, *args):
+        return object()
+
+    def run(self, steps):
+        pass
+`,
+  };
+
+  it('checks x.method(...) after x = C(...) in the same scope, and self.x set once in __init__', async () => {
+    const r = await checkAgainst(LIB2, [
+      'from eng import Engine, Shadowed, Odd',
+      'def work():',
+      '    e = Engine(4)',
+      '    e.run(1, True)', // ok
+      '    e.run()', // missing steps
+      '    e.make()', // static: missing kind
+      '    s = Shadowed()',
+      '    s.run()', // instance attribute shadows the method: silent
+      '    o = Odd()',
+      '    o.run()', // __new__ may return anything: silent
+      '    z = Engine(1)',
+      '    z = None',
+      '    z.run()', // rebound: silent
+      'class User:',
+      '    def __init__(self):',
+      '        self.engine = Engine(2)',
+      '        self.other = Engine(3)',
+      '    def go(self):',
+      '        self.engine.run(verbose=True)', // missing steps
+      '        self.other.run()', // assigned twice: silent
+      '    def reset(self):',
+      '        self.other = None',
+    ].join('\n'));
+    assert.deepEqual(brief(r).sort(), ['19:missing-argument:steps', '5:missing-argument:steps', '6:missing-argument:kind']);
+  });
+});

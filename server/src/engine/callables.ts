@@ -130,6 +130,8 @@ export class Callables {
         return unknown(`${v.qualname} is outside the target`);
       case 'module':
         return unknown('a module is not callable');
+      case 'instance':
+        return unknown(`calling an instance of ${v.cls.name} goes through __call__`);
       case 'unknown':
         return unknown(v.reason);
     }
@@ -575,6 +577,22 @@ export class Callables {
       .filter((f) => !/^(typing\.|t\.)?ClassVar\b/.test(f.annotation))
       .map((f) => ({ name: f.name, kind: 'normal' as const, hasDefault: f.value !== undefined, annotation: f.annotation, defaultText: f.value ? exprText(f.value) : undefined }));
     return { params, name: c.name, qualname: c.qualname, definition: { file: summary.file, line: c.line }, origin: 'NamedTuple fields' };
+  }
+
+  /**
+   * `C(...)` certainly returns an instance of exactly C: its construction is understood and no
+   * class in its MRO has a `__new__` of its own that could return something else.
+   */
+  buildsPlainInstance(cls: ClassInfo, summary: ModuleSummary): boolean {
+    const spec = this.constructorSpec(cls, summary);
+    if (spec.kind === 'unknown') return false;
+    const mro = this.mro(cls, summary);
+    if (!mro) return false;
+    for (const e of mro) {
+      if (e.kind !== 'class') continue;
+      if (e.cls.members.has('__new__') || e.cls.instanceAttrs.has('*')) return false;
+    }
+    return true;
   }
 
   /** The next `name` after `start` in a class's MRO (for `super().name(...)`). */

@@ -9,7 +9,7 @@ import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
 import { parsePython, type Node } from './parser';
 import { GENERATED, type Program, type Value } from './program';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo } from './summary';
-import { stringValue } from './syntax';
+import { readParams, stringValue } from './syntax';
 import type { CallInfo, Finding, Range } from './types';
 
 export const USER_MODULE = '__apidrift_user__';
@@ -37,12 +37,14 @@ export class CancelledError extends Error {
   }
 }
 
+type LocalBinding = Binding | { kind: 'assigned'; value: Node };
+
 interface Scope {
   kind: 'module' | 'function' | 'class';
   node: Node;
   parent?: Scope;
-  /** function scopes: local names and what binds them */
-  locals: Map<string, Array<Binding | null>>;
+  /** function scopes: local names and what binds them (imports, `x = value`, or null for anything else) */
+  locals: Map<string, Array<LocalBinding | null>>;
   globals: Set<string>;
   /** class scopes: the summarised class when it is a module-level class */
   cls?: ClassInfo;
@@ -226,7 +228,7 @@ class FileCheck {
 
   private functionScope(node: Node, parent: Scope): Scope {
     const scope: Scope = { kind: 'function', node, parent, locals: new Map(), globals: new Set() };
-    const add = (name: string, b: Binding | null): void => {
+    const add = (name: string, b: LocalBinding | null): void => {
       const list = scope.locals.get(name);
       if (list) list.push(b);
       else scope.locals.set(name, [b]);
@@ -270,7 +272,18 @@ class FileCheck {
           case 'nonlocal_statement':
             for (const id of c.namedChildren) if (id?.type === 'identifier') add(id.text, null);
             continue;
-          case 'assignment':
+          case 'assignment': {
+            const left = c.childForFieldName('left');
+            const right = c.childForFieldName('right');
+            if (left?.type === 'identifier' && right && right.type !== 'assignment') {
+              add(left.text, { kind: 'assigned', value: right });
+              break;
+            }
+            const names: string[] = [];
+            identifierTargets(left, names);
+            for (const x of names) add(x, null);
+            break;
+          }
           case 'augmented_assignment':
           case 'for_statement':
           case 'for_in_clause': {
@@ -322,7 +335,8 @@ class FileCheck {
         if (s.globals.has(name)) break;
         const list = s.locals.get(name);
         if (list) {
-          if (list.some((b) => b === null)) return undefined;
+          if (list.length === 1 && list[0]?.kind === 'assigned') return this.instanceFrom(list[0].value, s);
+          if (list.some((b) => b === null || b.kind === 'assigned')) return undefined;
           const values = (list as Binding[]).map((b) => this.program.valueOfBinding(b, this.summary, 0));
           return values.length === 1 ? values[0] : { kind: 'anyOf', values };
         }
@@ -333,12 +347,86 @@ class FileCheck {
     return this.program.resolveGlobal(this.summary, name);
   }
 
+  /** `x = C(...)` binds x to an instance of exactly C when C is a target class built the usual way. */
+  private instanceFrom(value: Node, scope: Scope): Value | undefined {
+    if (value.type !== 'call') return undefined;
+    const fn = value.childForFieldName('function');
+    if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
+    const c = this.valueOfExpr(fn, scope);
+    if (!c || c.kind !== 'class' || c.summary.name === USER_MODULE) return undefined;
+    if (!this.checker.callables.buildsPlainInstance(c.cls, c.summary)) return undefined;
+    return { kind: 'instance', cls: c.cls, summary: c.summary };
+  }
+
+  /** `self.x` inside a method of a module-level user class, when `__init__` alone assigns it, once. */
+  private selfAttribute(obj: Node, attr: string, scope: Scope): Value | undefined {
+    let fnScope: Scope | undefined = scope;
+    while (fnScope && fnScope.kind !== 'function') fnScope = fnScope.parent;
+    const clsScope = fnScope?.parent;
+    if (!fnScope || !clsScope || clsScope.kind !== 'class' || !clsScope.cls) return undefined;
+    const firstParam = readParams(fnScope.node.childForFieldName('parameters'))[0];
+    if (!firstParam || firstParam.name !== obj.text) return undefined;
+    const assigned = this.selfAssignments(clsScope.node).get(attr);
+    if (!assigned || assigned.length !== 1 || assigned[0].method !== '__init__') return undefined;
+    return this.instanceFrom(assigned[0].value, clsScope.parent ?? scope);
+  }
+
+  private readonly selfAssignmentCache = new Map<number, Map<string, Array<{ method: string; value: Node }>>>();
+
+  /** Every `self.NAME = value` in the methods of a class body, by NAME. */
+  private selfAssignments(classNode: Node): Map<string, Array<{ method: string; value: Node }>> {
+    const hit = this.selfAssignmentCache.get(classNode.id);
+    if (hit) return hit;
+    const out = new Map<string, Array<{ method: string; value: Node }>>();
+    const body = classNode.childForFieldName('body');
+    for (const st of body?.namedChildren ?? []) {
+      const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
+      if (!def || def.type !== 'function_definition') continue;
+      const method = def.childForFieldName('name')?.text ?? '';
+      const self = readParams(def.childForFieldName('parameters'))[0]?.name;
+      if (!self) continue;
+      const visit = (n: Node): void => {
+        if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+          const targets: Node[] = [];
+          const collect = (t: Node | null): void => {
+            if (!t) return;
+            if (t.type === 'attribute') targets.push(t);
+            else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression'].includes(t.type)) t.namedChildren.forEach((x) => collect(x));
+          };
+          collect(n.childForFieldName('left'));
+          for (const t of targets) {
+            if (t.childForFieldName('object')?.text !== self) continue;
+            const name = t.childForFieldName('attribute')?.text;
+            if (!name) continue;
+            const right = n.type === 'assignment' && t.id === n.childForFieldName('left')?.id ? n.childForFieldName('right') : null;
+            const list = out.get(name) ?? [];
+            // anything but a plain `self.x = value` makes the attribute uncertain
+            list.push({ method: right && right.type !== 'assignment' ? method : '<other>', value: right ?? n });
+            out.set(name, list);
+          }
+        }
+        for (const c of n.namedChildren) if (c && c.type !== 'function_definition' && c.type !== 'class_definition') visit(c);
+      };
+      const b = def.childForFieldName('body');
+      if (b) visit(b);
+    }
+    // setattr(self, ...) anywhere makes every attribute uncertain
+    if (/\bsetattr\s*\(|__dict__/.test(body?.text ?? '')) out.clear(), out.set('*', []);
+    this.selfAssignmentCache.set(classNode.id, out);
+    return out;
+  }
+
   private valueOfExpr(node: Node, scope: Scope): Value | undefined {
     if (node.type === 'identifier') return this.resolveName(node.text, scope);
     if (node.type === 'attribute') {
       const obj = node.childForFieldName('object');
       const attr = node.childForFieldName('attribute');
       if (!obj || !attr) return undefined;
+      if (obj.type === 'identifier') {
+        const own = this.selfAttribute(obj, attr.text, scope);
+        if (own) return own;
+        if (this.selfAssignments(scope.node).has('*')) return undefined;
+      }
       const base = this.valueOfExpr(obj, scope);
       if (!base) return undefined;
       return this.program.attribute(base, attr.text);
@@ -467,7 +555,7 @@ class FileCheck {
       const base = this.valueOfExpr(obj, scope);
       if (!base) return undefined;
       const v = this.program.attribute(base, attr);
-      const access: Access = base.kind === 'class' ? 'class' : 'plain';
+      const access: Access = base.kind === 'class' ? 'class' : base.kind === 'instance' ? 'instance' : 'plain';
       if (v.kind === 'missing') return undefined; // reported as unknown-attribute
       return { spec: this.checker.callables.specOf(v, access), value: v };
     }

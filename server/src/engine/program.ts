@@ -10,6 +10,8 @@ import type { ArgExpr, Expr } from './syntax';
 export type Value =
   | { kind: 'module'; name: string }
   | { kind: 'class'; cls: ClassInfo; summary: ModuleSummary }
+  /** An instance of exactly this class (`x = C(...)`). */
+  | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary }
   | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo }
   /** A library object known by name (see specials.ts). */
   | { kind: 'special'; name: string }
@@ -235,6 +237,16 @@ export class Program {
         const m = this.classMember(v.cls, v.summary, attr, depth);
         return m ?? { kind: 'unknown', reason: `${v.cls.name}.${attr} is not defined in a class the engine can see` };
       }
+      case 'instance': {
+        // instance attributes set in methods, __getattr__ or descriptors may shadow a class member
+        if (v.cls.instanceAttrs.has(attr)) return { kind: 'unknown', reason: `${attr} is also set on instances` };
+        const hook = this.classMember(v.cls, v.summary, '__getattr__', depth) ?? this.classMember(v.cls, v.summary, '__getattribute__', depth);
+        if (hook) return { kind: 'unknown', reason: `${v.cls.name} customises attribute access` };
+        const m = this.classMember(v.cls, v.summary, attr, depth);
+        if (!m || m.kind !== 'function') return { kind: 'unknown', reason: `${v.cls.name}.${attr} is not a method the engine can see` };
+        if (this.instanceAttrsAlongBases(v.cls, v.summary, attr)) return { kind: 'unknown', reason: `${attr} is also set on instances` };
+        return m;
+      }
       case 'anyOf':
         return anyOf(v.values.map((x) => this.attribute(x, attr, depth + 1)));
       case 'missing':
@@ -244,6 +256,16 @@ export class Program {
       default:
         return { kind: 'unknown', reason: `attribute of a ${v.kind} value` };
     }
+  }
+
+  /** Some class along the bases assigns `self.attr` in a method. */
+  private instanceAttrsAlongBases(cls: ClassInfo, summary: ModuleSummary, attr: string, depth = 0): boolean {
+    if (cls.instanceAttrs.has(attr) || cls.instanceAttrs.has('*') || depth > MAX_DEPTH) return true;
+    for (const base of cls.bases) {
+      const bv = this.evalExpr(base, summary, depth + 1);
+      if (bv.kind === 'class' && this.instanceAttrsAlongBases(bv.cls, bv.summary, attr, depth + 1)) return true;
+    }
+    return false;
   }
 
   /** A member looked up on a class along its bases (first definition wins); undefined when unsure. */

@@ -53,6 +53,8 @@ export interface ClassInfo {
   members: Map<string, Binding[]>;
   /** Annotated class-level names in order (with or without a value). */
   fields: FieldInfo[];
+  /** Names assigned as `self.NAME = ...` in the class's methods. */
+  instanceAttrs: Set<string>;
 }
 
 export type GetattrInfo = { kind: 'none' } | { kind: 'names'; names: Set<string>; line: number } | { kind: 'opaque'; line: number };
@@ -374,7 +376,7 @@ function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): Clas
       } else bases.push(toExpr(a));
     }
   }
-  const cls: ClassInfo = { name, qualname, module: ctx.module, line: line1(def), bases, keywords, decorators, members: new Map(), fields: [] };
+  const cls: ClassInfo = { name, qualname, module: ctx.module, line: line1(def), bases, keywords, decorators, members: new Map(), fields: [], instanceAttrs: new Set() };
   walkClassBody(def.childForFieldName('body'), cls, ctx, false);
   return cls;
 }
@@ -386,6 +388,10 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
     if (!def) continue;
     if (def.type === 'function_definition') {
       const decorators = decoratorsOf(s);
+      const self = readParams(def.childForFieldName('parameters'))[0]?.name;
+      const bodyText = def.childForFieldName('body')?.text ?? '';
+      if (self) for (const m of bodyText.matchAll(new RegExp(`\\b${self}\\.(\\w+)\\s*(=[^=]|\\+=|-=|:)`, 'g'))) cls.instanceAttrs.add(m[1]);
+      if (/\bsetattr\s*\(|__dict__/.test(bodyText)) cls.instanceAttrs.add('*');
       if (isOverload(decorators)) continue;
       const fn = functionInfo(def, decorators, true);
       addBinding(cls.members, fn.name, { kind: 'def', fn, conditional, line });
