@@ -43,7 +43,8 @@ const elapsed = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 const info = (msg) => console.log(`[ui ${elapsed()}] ${msg}`);
 
 // Installed in the page: where the error squiggles of the visible editor are, as
-// [{ line, text }] (line number from the gutter, text = the characters under the squiggle),
+// [{ line, text, box }] (line number from the gutter, text = the characters under the squiggle,
+// box = its client rect),
 // and the aria-label of the status bar's problems counter ("Errors: 3, Warnings: 0"-like).
 function installPageHelpers() {
   window.__apidriftProblems = () => {
@@ -80,7 +81,7 @@ function installPageHelpers() {
           }
         }
       }
-      out.push({ line: num ? Number(num.textContent.trim()) : -1, text: text.replace(/\u00a0/g, ' ') });
+      out.push({ line: num ? Number(num.textContent.trim()) : -1, text: text.replace(/\u00a0/g, ' '), box: { x: r.left, y: r.top, width: r.width, height: r.height } });
     }
     return out;
   };
@@ -90,11 +91,13 @@ async function squiggles(page) {
   return page.evaluate(() => window.__apidriftSquiggles());
 }
 
+const brief = (list) => list.map(({ line, text }) => ({ line, text }));
+
 async function waitForSquiggles(page, pred, what) {
   try {
     await page.waitForFunction(pred, undefined, { timeout: WAIT, polling: 'raf' });
   } catch (e) {
-    throw new Error(`timed out waiting for ${what}; squiggles now: ${JSON.stringify(await squiggles(page).catch(() => '?'))}`);
+    throw new Error(`timed out waiting for ${what}; squiggles now: ${JSON.stringify(await squiggles(page).then(brief, () => '?'))}`);
   }
 }
 
@@ -120,11 +123,9 @@ async function goToLine(page, line) {
 }
 
 async function boxOfSquiggle(page, line) {
-  const index = (await squiggles(page)).findIndex((s) => s.line === line);
-  assert.ok(index >= 0, `no squiggle on line ${line}`);
-  const box = await page.locator('.monaco-editor .squiggly-error').nth(index).boundingBox();
-  assert.ok(box, `squiggle on line ${line} has no bounding box`);
-  return box;
+  const sq = (await squiggles(page)).find((s) => s.line === line);
+  assert.ok(sq, `no squiggle on line ${line}`);
+  return sq.box;
 }
 
 /** Waits until `file` on disk satisfies `pred(text)`. */
@@ -202,7 +203,7 @@ async function main() {
     info(`squiggle under Scheduler on line 110 (${Date.now() - tSquiggle} ms after go-to-line, ${Date.now() - t0} ms from start)`);
     // Line 104 (kv_cache_specs=) is in view too.
     await waitForSquiggles(page, () => window.__apidriftSquiggles().some((s) => s.line === 104), 'a squiggle on line 104');
-    info(`squiggles in view: ${JSON.stringify(await squiggles(page))}`);
+    info(`squiggles in view: ${JSON.stringify(brief(await squiggles(page)))}`);
     await waitForProblems(page, 3);
     await shot(page, '1-squiggle.png');
 
@@ -211,11 +212,16 @@ async function main() {
     await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2);
     await page.mouse.move(b.x + b.width / 2 + 2, b.y + b.height / 2);
     const hover = page.locator('.monaco-editor .monaco-hover:not(.hidden)', { hasText: 'block_size' });
-    await hover.waitFor();
-    const hoverText = await hover.innerText();
-    assert.match(hoverText, /missing 1 required positional argument: 'block_size'/, `hover text: ${hoverText}`);
-    assert.match(hoverText, /apidrift/, `hover should name the source: ${hoverText}`);
-    info(`hover: ${JSON.stringify(hoverText.split('\n').filter(Boolean).slice(0, 3).join(' | ').slice(0, 300))}`);
+    // Two parts: the problem (from the diagnostic) and the language server's hover (signature).
+    const problemPart = hover.locator('.marker.hover-contents');
+    const serverPart = hover.locator('.code-hover-contents', { hasText: 'Scheduler(' });
+    await problemPart.waitFor();
+    await serverPart.first().waitFor();
+    const problemText = await problemPart.innerText();
+    assert.match(problemText, /missing 1 required positional argument: 'block_size'/, `hover problem text: ${problemText}`);
+    assert.match(problemText, /apidrift\(missing-argument\)/, `hover should name source and code: ${problemText}`);
+    info(`hover problem: ${JSON.stringify(problemText.slice(0, 160))}...`);
+    info(`hover server part: ${JSON.stringify((await serverPart.first().innerText()).replace(/\s+/g, ' ').slice(0, 160))}...`);
     const hoverShot = await shot(page, '2-hover.png');
     await page.keyboard.press('Escape');
     await hover.waitFor({ state: 'hidden' });
@@ -255,7 +261,7 @@ async function main() {
     await waitForSquiggles(page, () => !window.__apidriftSquiggles().some((s) => s.line === 110), 'the squiggle on line 110 to go away');
     await waitForSquiggles(page, () => window.__apidriftSquiggles().some((s) => s.line === 104), 'the squiggle on line 104 to stay');
     const inView = await squiggles(page);
-    assert.deepStrictEqual(inView.map((s) => s.line).sort((x, y) => x - y), [104], `squiggles in view after the fix: ${JSON.stringify(inView)}`);
+    assert.deepStrictEqual(inView.map((s) => s.line).sort((x, y) => x - y), [104], `squiggles in view after the fix: ${JSON.stringify(brief(inView))}`);
     // ... and the problems counter in the status bar says 2 errors.
     info(`problems counter: ${JSON.stringify(await waitForProblems(page, 2))}`);
     // The editor tab's problem badge follows (it lags the counter a little).

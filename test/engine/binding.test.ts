@@ -381,3 +381,109 @@ class Odd:
     assert.deepEqual(brief(r).sort(), ['19:missing-argument:steps', '5:missing-argument:steps', '6:missing-argument:kind']);
   });
 });
+
+describe('more constructors', () => {
+  it("uses a metaclass's __call__, and hands a forwarding one over to __init__", async () => {
+    const r = await checkAgainst(
+      {
+        'mc.py': `
+class Meta(type):
+    def __call__(cls, a, b=1):
+        return super().__call__()
+
+class Forward(type):
+    def __call__(cls, *args, **kwargs):
+        return super().__call__(*args, **kwargs)
+
+class A(metaclass=Meta):
+    def __init__(self):
+        pass
+
+class B(metaclass=Forward):
+    def __init__(self, x):
+        pass
+`,
+      },
+      'from mc import A, B\nA()\nA(1, 2)\nB()\nB(1)\n',
+    );
+    assert.deepEqual(brief(r), ['2:missing-argument:a', '4:missing-argument:x']);
+  });
+
+  it('pydantic BaseModel: positional arguments, missing fields only without before-validators, unknown keys only with extra="forbid"', async () => {
+    const r = await checkAgainst(
+      {
+        'pm.py': `
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+class Plain(BaseModel):
+    a: int
+    b: int = 2
+    c: int = Field(None, ge=0)
+    _private: int = 0
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    a: int
+
+class Validated(BaseModel):
+    a: int
+
+    @model_validator(mode="before")
+    @classmethod
+    def fill(cls, data):
+        return data
+
+class Aliased(BaseModel):
+    a: int = Field(alias="A")
+`,
+      },
+      'from pm import Plain, Strict, Validated, Aliased\nPlain()\nPlain(a=1, zzz=2)\nPlain(1, a=1)\nStrict(a=1, zzz=2)\nValidated()\nAliased(A=1)\nAliased()\n',
+    );
+    assert.deepEqual(brief(r), ['2:missing-argument:a', '4:too-many-positional:', '5:unexpected-keyword:zzz', '8:missing-argument:A']);
+  });
+
+  it('attrs: auto_attribs fields, attr.ib fields, private names without the underscore', async () => {
+    const r = await checkAgainst(
+      {
+        'at.py': `
+import attr
+from attrs import define, field
+
+@define
+class P:
+    x: int
+    _y: int = 0
+    z: list = field(factory=list)
+
+@attr.s
+class Q:
+    a = attr.ib()
+    b = attr.ib(5)
+    c = attr.ib(init=False)
+`,
+      },
+      'from at import P, Q\nP(1, y=2)\nP()\nP(1, _y=2)\nQ(1)\nQ(1, 2, 3)\n',
+    );
+    assert.deepEqual(brief(r), ['3:missing-argument:x', '4:unexpected-keyword:_y', '6:too-many-positional:']);
+  });
+
+  it('follows lazy re-exports served by a module __getattr__ table', async () => {
+    const r = await checkAgainst(
+      {
+        'pkg/__init__.py': `
+MODULE_ATTRS = {"Engine": ".engine:Engine"}
+def __getattr__(name):
+    from importlib import import_module
+    if name in MODULE_ATTRS:
+        module_name, attr = MODULE_ATTRS[name].split(":")
+        return getattr(import_module(module_name, __package__), attr)
+    else:
+        raise AttributeError(name)
+`,
+        'pkg/engine.py': 'class Engine:\n    def __init__(self, size):\n        pass\n',
+      },
+      'from pkg import Engine, Missing\nEngine()\n',
+    );
+    assert.deepEqual(brief(r), ['1:unknown-import:', '2:missing-argument:size']);
+  });
+});

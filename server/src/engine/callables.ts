@@ -75,7 +75,9 @@ function sameEntry(a: Entry, b: Entry): boolean {
 }
 
 interface DataclassDeco {
-  flavor: 'stdlib' | 'pydantic';
+  flavor: 'stdlib' | 'pydantic' | 'attrs';
+  /** attrs: annotated names are fields (otherwise only `attr.ib()` assignments are). */
+  autoAttribs?: boolean;
   kwOnly: boolean;
   init: boolean;
   forbidExtra: boolean;
@@ -272,6 +274,10 @@ export class Callables {
         const forbid = !!cfg && /\bextra\b\W*forbid/.test(exprSource(cfg));
         return { kind: 'dataclass', deco: { flavor: 'pydantic', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: !isFalse(callKeyword(d, 'init')), forbidExtra: forbid } };
       }
+      if (callee.name === 'attr.s' || callee.name === 'attr.define') {
+        const auto = callee.name === 'attr.define' ? !isFalse(callKeyword(d, 'auto_attribs')) : isTrue(callKeyword(d, 'auto_attribs'));
+        return { kind: 'dataclass', deco: { flavor: 'attrs', autoAttribs: auto, kwOnly: isTrue(callKeyword(d, 'kw_only')), init: !isFalse(callKeyword(d, 'init')), forbidExtra: false } };
+      }
       if (TRANSPARENT_CLASS_DECORATORS.has(callee.name)) return { kind: 'transparent' };
       return { kind: 'unknown', reason: `class decorator ${callee.name}` };
     }
@@ -317,6 +323,20 @@ export class Callables {
       const meta = e.cls.keywords.get('metaclass');
       if (!meta) continue;
       const mv = this.program.evalExpr(meta, e.summary);
+      if (mv.kind === 'class') {
+        const call = this.program.classMember(mv.cls, mv.summary, '__call__');
+        if (call) {
+          // the metaclass's __call__ governs; a (*args, **kwargs) one hands over to __new__/__init__
+          const spec = this.specOf(call, 'instance');
+          if (spec.kind === 'unknown') return spec;
+          const sigs = spec.alternatives.flat();
+          if (sigs.every(isTransparentVar)) {
+            if (call.kind === 'function' && call.fn.forwardsToSuper) continue;
+            return unknown(`the metaclass ${mv.cls.name}.__call__ takes anything and may not construct`);
+          }
+          return { kind: 'known', qualname, alternatives: spec.alternatives.map((a) => a.map((x) => ({ ...x, name: cls.name, qualname, origin: `the metaclass ${mv.cls.name}.__call__` }))) };
+        }
+      }
       const why = this.metaclassProblem(mv);
       if (why) return unknown(why.replace('$', e.cls.name));
     }
@@ -360,7 +380,7 @@ export class Callables {
           continue;
         }
         if (e.name === 'pydantic.BaseModel') {
-          init ??= [{ params: [{ name: 'data', kind: 'varkw', hasDefault: false }], name: cls.name, qualname, definition: { file: summary.file, line: cls.line }, origin: 'pydantic BaseModel', reports: new Set(['too-many-positional']) }];
+          init ??= [this.modelSig(cls, mro.slice(0, i), summary)];
           newSigs ??= [];
           stopped = true;
           continue;
@@ -462,7 +482,7 @@ export class Callables {
     return { kind: 'known', qualname, alternatives };
   }
 
-  private fieldDefaults(f: FieldInfo, flavor: 'stdlib' | 'pydantic' | 'msgspec'): { init: boolean; hasDefault: boolean; kwOnly?: boolean; alias?: string; defaultText?: string } {
+  private fieldDefaults(f: FieldInfo, flavor: 'stdlib' | 'pydantic' | 'msgspec' | 'attrs'): { init: boolean; hasDefault: boolean; kwOnly?: boolean; alias?: string; defaultText?: string } {
     const v = f.value;
     if (!v) return { init: true, hasDefault: false };
     if (v.kind === 'call') {
@@ -474,7 +494,7 @@ export class Callables {
         let alias: string | undefined;
         let defaultText: string | undefined;
         const first = v.args[0];
-        if (first && !first.name && !first.star && flavor === 'pydantic' && callee === 'Field') {
+        if (first && !first.name && !first.star && ((flavor === 'pydantic' && callee === 'Field') || (flavor === 'attrs' && (callee === 'ib' || callee === 'attrib')))) {
           if (!(first.value.kind === 'other' && first.value.text === '...')) {
             hasDefault = true;
             defaultText = first.text;
@@ -488,7 +508,7 @@ export class Callables {
             defaultText = a.name === 'default' ? a.value.kind === 'other' || a.value.kind === 'const' ? a.value.text : exprText(a.value) : `<factory>`;
           }
           if (a.name === 'kw_only') kwOnly = isTrue(a.value) ? true : isFalse(a.value) ? false : undefined;
-          if (a.name === 'alias' && flavor === 'pydantic' && a.value.kind === 'str') alias = a.value.value;
+          if (a.name === 'alias' && (flavor === 'pydantic' || flavor === 'attrs') && a.value.kind === 'str') alias = a.value.value;
         }
         return { init, hasDefault, kwOnly, alias, defaultText };
       }
@@ -512,7 +532,14 @@ export class Callables {
       }
       if (!deco) continue;
       let afterSentinel = false;
-      for (const f of e.cls.fields) {
+      const classFields: FieldInfo[] =
+        deco.flavor === 'attrs' && !deco.autoAttribs
+          ? [...e.cls.members.entries()].flatMap(([n, bs]) => {
+              const b = bs[bs.length - 1];
+              return b.kind === 'value' && b.expr.kind === 'call' && /(^|\.)(ib|attrib|field)$/.test(dotted(b.expr.callee) ?? '') ? [{ name: n, annotation: '', line: b.line, value: b.expr }] : [];
+            })
+          : e.cls.fields;
+      for (const f of classFields) {
         const ann = f.annotation;
         if (/^(typing\.|t\.)?ClassVar\b/.test(ann)) continue;
         if (/^(dataclasses\.)?KW_ONLY$/.test(ann)) {
@@ -521,7 +548,8 @@ export class Callables {
         }
         const d = this.fieldDefaults(f, deco.flavor);
         const kwOnly = d.kwOnly ?? (deco.kwOnly || afterSentinel);
-        const name = d.alias ?? f.name;
+        // attrs strips one leading underscore from the init name
+        const name = d.alias ?? (deco.flavor === 'attrs' ? f.name.replace(/^_(?!_)/, '') : f.name);
         if (d.alias) ignored.add(f.name);
         if (!d.init && deco.flavor === 'pydantic') ignored.add(f.name);
         const prev = fields.get(name);
@@ -541,10 +569,60 @@ export class Callables {
       name: cls.name,
       qualname: cls.qualname,
       definition: { file: summary.file, line: cls.line },
-      origin: own.flavor === 'pydantic' ? 'pydantic dataclass fields' : 'dataclass fields',
+      origin: own.flavor === 'pydantic' ? 'pydantic dataclass fields' : own.flavor === 'attrs' ? 'attrs fields' : 'dataclass fields',
       reports,
       ignoredKeywords: ignored.size ? ignored : undefined,
     };
+  }
+
+  /**
+   * pydantic BaseModel at run time: `__init__(self, /, **data)`. Positional arguments always fail;
+   * missing required fields are reported only when nothing can fill them in before validation
+   * (no before/wrap validators, no alias generator, literal aliases); unknown keys only with a
+   * literal `extra="forbid"`.
+   */
+  private modelSig(cls: ClassInfo, before: Entry[], summary: ModuleSummary): Sig {
+    const reports = new Set<BindErrorKind>(['too-many-positional']);
+    const fields = new Map<string, Param>();
+    let canMiss = true;
+    let extra: string | undefined;
+    for (let i = before.length - 1; i >= 0; i--) {
+      const e = before[i];
+      if (e.kind !== 'class') {
+        canMiss = false;
+        continue;
+      }
+      const c = e.cls;
+      const cfgText = [...(c.members.get('model_config') ?? []), ...(c.members.get('Config') ?? [])]
+        .map((b) => (b.kind === 'value' ? exprSource(b.expr) : b.kind === 'class' ? [...b.cls.members.entries()].map(([k, v]) => `${k}=${v.map((x) => (x.kind === 'value' ? exprText(x.expr) : '')).join('')}`).join(',') : '?'))
+        .join(',');
+      const kw = c.keywords.get('extra');
+      const m = /\bextra\W+(\w+)/.exec(cfgText);
+      if (kw && kw.kind === 'str') extra = kw.value;
+      else if (m) extra = m[1];
+      if (/alias_generator|validation_alias|populate_by_name|validate_by_name/.test(cfgText) || cfgText.includes('?')) canMiss = false;
+      for (const bs of c.members.values()) {
+        for (const b of bs) {
+          if (b.kind !== 'def') continue;
+          for (const d of b.fn.decorators) {
+            const t = exprSource(d);
+            if (/(^|\.)(model_validator|root_validator)\b/.test(t) && (/mode\W+(before|wrap)/.test(t) || /pre\s*=\s*True/.test(t) || !/mode|pre/.test(t))) canMiss = false;
+          }
+        }
+      }
+      for (const f of c.fields) {
+        if (/^(typing\.|t\.)?ClassVar\b/.test(f.annotation) || f.name.startsWith('_')) continue;
+        const d = this.fieldDefaults(f, 'pydantic');
+        if (f.value?.kind === 'call' && f.value.args.some((a) => a.name === 'validation_alias' || (a.name === 'alias' && a.value.kind !== 'str'))) canMiss = false;
+        fields.set(d.alias ?? f.name, { name: d.alias ?? f.name, kind: 'kwonly', hasDefault: d.hasDefault, annotation: f.annotation, defaultText: d.defaultText });
+      }
+    }
+    if (canMiss) reports.add('missing-argument');
+    const forbid = extra === 'forbid';
+    if (forbid) reports.add('unexpected-keyword');
+    const params: Param[] = [...fields.values()];
+    if (!forbid) params.push({ name: 'data', kind: 'varkw', hasDefault: false });
+    return { params, name: cls.name, qualname: cls.qualname, definition: { file: summary.file, line: cls.line }, origin: 'pydantic BaseModel fields', reports };
   }
 
   private structSig(cls: ClassInfo, before: Entry[], summary: ModuleSummary): Sig {

@@ -3,7 +3,7 @@
  * (imports, re-exports, star imports, aliases, module `__getattr__`).
  */
 import type { ModuleFile, Target } from './sources/target';
-import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, summarizeModule } from './summary';
+import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from './summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import type { ArgExpr, Expr } from './syntax';
 
@@ -136,6 +136,14 @@ export class Program {
       if (summary.dynamic) return { kind: 'unknown', reason: `${module} writes its namespace dynamically` };
       if (summary.getattr.kind === 'opaque') return { kind: 'unknown', reason: `${module} has a module __getattr__` };
       if (summary.getattr.kind === 'names' && summary.getattr.names.has(name)) {
+        const target = summary.getattr.lazy?.get(name);
+        if (target) {
+          // a lazy re-export: {"Name": ".module:attr"}
+          const [mod, attr] = target.split(':');
+          const dots = /^\.*/.exec(mod)![0].length;
+          const abs = dots ? resolveRelative(module, true, dots, mod.slice(dots)) : mod;
+          if (abs) return this.resolveMember(abs, attr, depth + 1);
+        }
         return { kind: 'unknown', reason: `${module}.${name} is served by the module's __getattr__` };
       }
     }

@@ -21,6 +21,8 @@ export interface FunctionInfo {
   deprecation?: string;
   /** The body configures pydantic with `extra="forbid"` (for dataclass_transform decorators). */
   forbidsExtra: boolean;
+  /** A `(self, *args, **kwargs)` method whose body hands them unchanged to `super().<same name>(...)`. */
+  forwardsToSuper: boolean;
 }
 
 export interface FieldInfo {
@@ -57,7 +59,11 @@ export interface ClassInfo {
   instanceAttrs: Set<string>;
 }
 
-export type GetattrInfo = { kind: 'none' } | { kind: 'names'; names: Set<string>; line: number } | { kind: 'opaque'; line: number };
+export type GetattrInfo =
+  | { kind: 'none' }
+  /** `lazy`: names served from a `{"Name": "module:attr"}` table, as lazy re-exports. */
+  | { kind: 'names'; names: Set<string>; line: number; lazy?: Map<string, string> }
+  | { kind: 'opaque'; line: number };
 
 export interface ModuleSummary {
   name: string;
@@ -264,10 +270,18 @@ function deprecationOf(stmts: Node[]): string | undefined {
 export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boolean): FunctionInfo {
   const name = def.childForFieldName('name')?.text ?? '?';
   const params = readParams(def.childForFieldName('parameters'));
-  const info: FunctionInfo = { name, params, decorators, line: line1(def), forwardsWrapper: false, returnsFirstArg: false, forbidsExtra: false };
+  const info: FunctionInfo = { name, params, decorators, line: line1(def), forwardsWrapper: false, returnsFirstArg: false, forbidsExtra: false, forwardsToSuper: false };
   if (!withBodyFacts) return info;
   const body = def.childForFieldName('body');
   if (!body) return info;
+  const va = params.find((p) => p.kind === 'varargs')?.name;
+  const vk = params.find((p) => p.kind === 'varkw')?.name;
+  if (va && vk && params.length === 3) {
+    const text = body.text;
+    const call = new RegExp(`\\b(super\\(\\)\\.${name}|type\\.${name}\\(\\s*${params[0].name}\\s*,)\\s*\\(?\\s*\\*${va}\\s*,\\s*\\*\\*${vk}\\s*\\)`);
+    const rebinds = new RegExp(`\\b(${va}|${vk})\\s*(=[^=]|\\[|\\.(pop|update|setdefault|clear)\\b)`);
+    info.forwardsToSuper = call.test(text) && !rebinds.test(text);
+  }
   if (decorators.length > 0) info.forbidsExtra = /\bextra\s*=\s*["']forbid["']/.test(body.text);
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);
@@ -296,14 +310,13 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
 
 // ---- module-level __getattr__ ----
 
-function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): Set<string> | undefined {
+function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): { names: Set<string>; lazy?: Map<string, string> } | undefined {
   const params = readParams(fn.childForFieldName('parameters'));
   if (params.length !== 1) return undefined;
   const arg = params[0].name;
   const stmts = statements(fn.childForFieldName('body'));
-  let i = 0;
-  if (stmts[0]?.type === 'expression_statement' && stmts[0].namedChildren[0]?.type === 'string') i = 1;
   const names = new Set<string>();
+  let lazy: Map<string, string> | undefined;
   const testNames = (cond: Node | null): boolean => {
     if (!cond) return false;
     if (cond.type === 'boolean_operator' && cond.child(1)?.type === 'or') {
@@ -330,23 +343,36 @@ function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): Set<strin
       }
       if (e.kind !== 'strs') return false;
       e.values.forEach((v) => names.add(v));
+      if (e.map && e.map.size === e.values.length && [...e.map.values()].every((v) => /^\.*[\w.]*:\w+$/.test(v))) {
+        lazy ??= new Map();
+        for (const [k, v] of e.map) lazy.set(k, v);
+      }
       return true;
     }
     return false;
   };
-  for (; i < stmts.length; i++) {
+  const isRaiseAttributeError = (n: Node | undefined): boolean => !!n && n.type === 'raise_statement' && /^raise\s+AttributeError\b/.test(n.text);
+  for (let i = 0; i < stmts.length; i++) {
     const s = stmts[i];
+    const last = i === stmts.length - 1;
+    if (i === 0 && s.type === 'expression_statement' && s.namedChildren[0]?.type === 'string') continue; // docstring
+    if (s.type === 'import_statement' || s.type === 'import_from_statement') continue;
     if (s.type === 'if_statement') {
       if (!testNames(s.childForFieldName('condition'))) return undefined;
       for (const alt of s.childrenForFieldName('alternative')) {
         if (!alt) continue;
         if (alt.type === 'elif_clause') {
           if (!testNames(alt.childForFieldName('condition'))) return undefined;
-        } else return undefined; // an else branch could return anything
+        } else {
+          // `else: raise AttributeError(...)` closes the chain
+          const body = statements(alt.childForFieldName('body'));
+          if (!(last && body.length === 1 && isRaiseAttributeError(body[0]))) return undefined;
+          return { names, lazy };
+        }
       }
       continue;
     }
-    if (s.type === 'raise_statement' && i === stmts.length - 1 && /^raise\s+AttributeError\b/.test(s.text)) return names;
+    if (last && isRaiseAttributeError(s)) return { names, lazy };
     return undefined;
   }
   return undefined;
@@ -583,8 +609,8 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
 
   if (getattrDefs.length > 0) {
     const d = getattrDefs[getattrDefs.length - 1];
-    const names = getattrDefs.length === 1 ? getattrNames(d, summary.bindings) : undefined;
-    summary.getattr = names ? { kind: 'names', names, line: line1(d) } : { kind: 'opaque', line: line1(d) };
+    const found = getattrDefs.length === 1 ? getattrNames(d, summary.bindings) : undefined;
+    summary.getattr = found ? { kind: 'names', names: found.names, lazy: found.lazy, line: line1(d) } : { kind: 'opaque', line: line1(d) };
   }
   return summary;
 }

@@ -9,8 +9,8 @@ export type Expr =
   | { kind: 'subscript'; base: Expr }
   | { kind: 'cond'; alts: Expr[] }
   | { kind: 'str'; value: string }
-  /** A list, tuple or set of string literals, or the string keys of a dict literal. */
-  | { kind: 'strs'; values: string[] }
+  /** A list, tuple or set of string literals, or the string keys of a dict literal (with its string values in `map`). */
+  | { kind: 'strs'; values: string[]; map?: Map<string, string> }
   | { kind: 'const'; text: string }
   | { kind: 'other'; text: string };
 
@@ -113,6 +113,7 @@ export function toExpr(node: Node | null): Expr {
     }
     case 'dictionary': {
       const values: string[] = [];
+      const map = new Map<string, string>();
       for (const c of node.namedChildren) {
         if (!c || c.type === 'comment') continue;
         if (c.type !== 'pair') return { kind: 'other', text: clip(node.text) };
@@ -120,8 +121,11 @@ export function toExpr(node: Node | null): Expr {
         const v = k ? stringValue(k) : undefined;
         if (v === undefined) return { kind: 'other', text: clip(node.text) };
         values.push(v);
+        const val = c.childForFieldName('value');
+        const sv = val ? stringValue(val) : undefined;
+        if (sv !== undefined) map.set(v, sv);
       }
-      return { kind: 'strs', values };
+      return { kind: 'strs', values, map };
     }
     case 'true':
     case 'false':
