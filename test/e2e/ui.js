@@ -6,16 +6,21 @@
 //   1. fresh workspace: a copy of the vllm user file + .vscode/settings.json (targets -> fixtures/vllm/new)
 //   2. code-server on it, extension loaded from this repository (payload extensionDevelopmentPath)
 //   3. the file opens; Ctrl+G 110; a red squiggle under `Scheduler` on line 110
-//   4. hover it: the message names block_size
+//   4. hover it: the problem part names block_size (source apidrift), the server part shows the signature
 //   5. caret in it, Ctrl+. , choose "Add argument block_size=VLLM_BLOCK_SIZE", Enter, Ctrl+S
-//   6. the file ON DISK has the new argument line; the squiggle goes, the other two findings stay
-//   7. the status bar item reads "apidrift: ..."
+//   6. the file ON DISK has the new argument line inside Scheduler(...); the squiggle goes, the other
+//      two findings stay (squiggles on lines 104 and 63; problems counter "Errors: 3" -> "Errors: 2")
+//   7. the status bar item (id apidrift.status) reads "apidrift: new"
 //
 // Screenshots: test-artifacts/e2e/{1-squiggle,2-hover,3-quick-fix,4-after-fix}.png (failure.png on
-// error); the hover picture is also copied to test/e2e/screenshot.png (shown in the README).
+// error); the hover picture is also copied to test/e2e/screenshot.png (shown in the README) unless
+// --no-readme-screenshot is given (integration.test.ts passes it so `npm test` leaves that file alone).
 //
 // Usage: node test/e2e/ui.js [--keep] [--verbose] [--no-readme-screenshot]
-// Exit code 0 = pass. Every wait is bounded (60 s); no fixed sleeps.
+//   --keep     keep the workspace and code-server's run dir (logs) and print their paths
+//   --verbose  copy code-server's output to stderr
+// Exit code 0 = pass. Every wait is bounded (60 s) and waits for a condition (DOM state, or the file
+// on disk, polled every 100 ms); no fixed sleeps.
 
 const assert = require('assert');
 const fs = require('fs');
@@ -141,6 +146,7 @@ async function waitForFile(file, pred, what) {
 
 async function main() {
   fs.mkdirSync(ARTIFACTS, { recursive: true });
+  fs.rmSync(path.join(ARTIFACTS, 'failure.png'), { force: true }); // from an earlier failed run
   const shot = async (page, name) => {
     const p = path.join(ARTIFACTS, name);
     await page.screenshot({ path: p, animations: 'disabled' });

@@ -33,10 +33,11 @@ export function bindCall(sig: Sig, args: CallArg[]): BindError[] {
   const hasDstar = args.some((a) => a.kind === 'dstar');
   const name = sig.name;
 
-  // 1. positional arguments
+  // 1. positional arguments (a functools.partial's own come first)
   let slot = 0;
+  for (let i = 0; i < (sig.boundPositional ?? 0) && slot < positionalParams.length; i++) filled.add(positionalParams[slot++].name);
   let tooMany: CallArg | undefined;
-  let positionalCount = 0;
+  let positionalCount = sig.boundPositional ?? 0;
   for (const a of args) {
     if (a.kind === 'star') {
       for (let i = slot; i < positionalParams.length; i++) maybeFilled.add(positionalParams[i].name);
@@ -45,6 +46,9 @@ export function bindCall(sig: Sig, args: CallArg[]): BindError[] {
     if (a.kind !== 'positional') continue;
     positionalCount++;
     if (!hasStar || args.indexOf(a) < firstStar) {
+      if (slot < positionalParams.length && positionalParams[slot].preset) {
+        errors.push({ kind: 'multiple-values', param: positionalParams[slot].name, argIndex: a.index, message: `${name}() got multiple values for argument '${positionalParams[slot].name}'` });
+      }
       if (slot < positionalParams.length) filled.add(positionalParams[slot].name);
       else if (!hasVarargs && !tooMany) tooMany = a;
       slot++;

@@ -7,7 +7,7 @@ import type { Program, Value } from './program';
 import { known } from './program';
 import { ALLOWED_AFTER_OWNER, ENUM_BASES, isBuiltinException, SIMPLE_EXCEPTIONS, TRANSPARENT_CLASS_DECORATORS, TRANSPARENT_FUNCTION_DECORATORS } from './specials';
 import type { ClassInfo, FieldInfo, FunctionInfo, ModuleSummary } from './summary';
-import { dotted, type Expr, formatParams, type Param } from './syntax';
+import { type ArgExpr, dotted, type Expr, formatParams, type Param } from './syntax';
 import type { SourceLocation } from './types';
 
 export type BindErrorKind = 'missing-argument' | 'unexpected-keyword' | 'too-many-positional' | 'multiple-values' | 'positional-only-as-keyword';
@@ -25,6 +25,8 @@ export interface Sig {
   reports?: Set<BindErrorKind>;
   /** Keywords accepted although no parameter names them. */
   ignoredKeywords?: Set<string>;
+  /** functools.partial: positional arguments already bound to the first positional parameters. */
+  boundPositional?: number;
 }
 
 export type CallSpec =
@@ -36,7 +38,13 @@ export type Access = 'plain' | 'class' | 'instance';
 const unknown = (reason: string): CallSpec => ({ kind: 'unknown', reason });
 
 export function sigText(sig: Sig): string {
-  return `${sig.name}${formatParams(sig.params)}`;
+  let params = sig.params;
+  for (let n = sig.boundPositional ?? 0; n > 0; n--) {
+    const i = params.findIndex((p) => p.kind === 'posonly' || p.kind === 'normal');
+    if (i < 0) break;
+    params = params.filter((_, j) => j !== i);
+  }
+  return `${sig.name}${formatParams(params)}`;
 }
 
 export function exprText(e: Expr | undefined): string {
@@ -119,9 +127,10 @@ export class Callables {
         return { kind: 'known', qualname: known[0].qualname, alternatives: known.flatMap((s) => s.alternatives) };
       }
       case 'partial':
-        return this.partialSpec(this.specOf(v.base, access, depth + 1), v.args.length, v.args);
+        return this.partialSpec(this.specOf(v.base, access, depth + 1), v.args);
       case 'namedtuple': {
-        const params: Param[] = v.fields.map((f, i) => ({ name: f, kind: 'normal' as const, hasDefault: i >= v.fields.length - v.defaults }));
+        const first = v.fields.length - v.defaults.length;
+        const params: Param[] = v.fields.map((f, i) => ({ name: f, kind: 'normal' as const, hasDefault: i >= first, defaultText: i >= first ? v.defaults[i - first] : undefined }));
         return this.single({ params, name: v.qualname.split('.').pop()!, qualname: v.qualname, definition: v.line ? { file: v.file, line: v.line } : null, origin: 'collections.namedtuple fields' });
       }
       case 'missing':
@@ -143,33 +152,29 @@ export class Callables {
     return { kind: 'known', qualname: sig.qualname, alternatives: [[sig]] };
   }
 
-  private partialSpec(spec: CallSpec, _n: number, args: Value extends never ? never : import('./syntax').ArgExpr[]): CallSpec {
+  /**
+   * `functools.partial(f, *a, **k)(...)` calls `f(*a, ...call args, **{**k, **call kwargs})`: the
+   * partial's positional arguments come first, and its keywords are preset (a call keyword
+   * overrides them, a positional argument reaching them is "multiple values").
+   */
+  private partialSpec(spec: CallSpec, args: ArgExpr[]): CallSpec {
     if (spec.kind === 'unknown') return spec;
     if (args.some((a) => a.star)) return unknown('functools.partial with star arguments');
     const positional = args.filter((a) => !a.name).length;
-    const keywords = args.filter((a) => a.name).map((a) => a.name!);
+    const keywords = new Map(args.filter((a) => a.name).map((a) => [a.name!, a]));
     const alternatives: Sig[][] = [];
     for (const conj of spec.alternatives) {
       const out: Sig[] = [];
       for (const sig of conj) {
-        let params = [...sig.params];
-        let dropped = 0;
-        while (dropped < positional) {
-          const i = params.findIndex((p) => p.kind === 'posonly' || p.kind === 'normal');
-          if (i < 0) {
-            if (!params.some((p) => p.kind === 'varargs')) return unknown('functools.partial with more positional arguments than the callable takes');
-            break;
-          }
-          params.splice(i, 1);
-          dropped++;
-        }
-        let reports = sig.reports;
-        params = params.map((p) => {
-          if (!keywords.includes(p.name) || p.kind === 'posonly') return p;
-          if (p.kind === 'normal') reports = new Set<BindErrorKind>(['missing-argument', 'unexpected-keyword']);
-          return { ...p, hasDefault: true, defaultText: 'partial' };
+        const slots = sig.params.filter((p) => p.kind === 'posonly' || p.kind === 'normal').length;
+        if (positional > slots && !sig.params.some((p) => p.kind === 'varargs')) return unknown('functools.partial with more positional arguments than the callable takes');
+        const params = sig.params.map((p) => {
+          const k = keywords.get(p.name);
+          if (!k || p.kind === 'posonly') return p;
+          const text = k.value.kind === 'const' || k.value.kind === 'other' ? k.value.text : exprText(k.value);
+          return { ...p, hasDefault: true, defaultText: text, preset: true };
         });
-        out.push({ ...sig, params, reports, origin: `functools.partial of ${sig.origin}` });
+        out.push({ ...sig, params, boundPositional: (sig.boundPositional ?? 0) + positional, origin: `functools.partial of ${sig.origin}` });
       }
       alternatives.push(out);
     }

@@ -657,8 +657,15 @@ class FileCheck {
     });
     if (results.some((r) => r.length === 0)) return;
     // With several possible definitions, report only what fails against every one of them.
-    const key = (x: { error: BindError }): string => `${x.error.kind}:${x.error.param}:${x.error.argIndex}`;
-    const common = results[0].filter((x) => results.every((r) => r.some((y) => key(y) === key(x))));
+    // (too-many-positional is matched by kind alone and reported where every alternative has overflowed)
+    const key = (x: { error: BindError }): string => (x.error.kind === 'too-many-positional' ? x.error.kind : `${x.error.kind}:${x.error.param}:${x.error.argIndex}`);
+    const common = results[0]
+      .filter((x) => results.every((r) => r.some((y) => key(y) === key(x))))
+      .map((x) => {
+        if (x.error.kind !== 'too-many-positional') return x;
+        const furthest = Math.max(...results.map((r) => r.find((y) => y.error.kind === 'too-many-positional')!.error.argIndex ?? 0));
+        return { ...x, error: { ...x.error, argIndex: furthest } };
+      });
     const hasStars = parsed.args.some((a) => a.kind === 'star' || a.kind === 'dstar');
     for (const { sig, error } of common) {
       const argNode = error.argIndex !== undefined ? parsed.nodes[error.argIndex] : undefined;

@@ -18,7 +18,8 @@ export type Value =
   /** Something outside the target, by dotted name. */
   | { kind: 'external'; qualname: string }
   | { kind: 'partial'; base: Value; args: ArgExpr[] }
-  | { kind: 'namedtuple'; fields: string[]; defaults: number; qualname: string; file: string; line: number }
+  /** `defaults`: the source text of the defaults of the rightmost fields. */
+  | { kind: 'namedtuple'; fields: string[]; defaults: string[]; qualname: string; file: string; line: number }
   | { kind: 'anyOf'; values: Value[] }
   /** `outside`: the trail left the target (a compiled module, a package that is not there). */
   | { kind: 'unknown'; reason: string; outside?: boolean }
@@ -39,7 +40,24 @@ interface CachedModule {
   generation: number;
 }
 
+/** Where a module-level def or class is defined, for finding names that moved. */
+export interface IndexEntry {
+  module: string;
+  kind: 'def' | 'class';
+  line: number;
+}
+
+export interface FullIndex {
+  modules: string[];
+  /** Module-level definitions by name. */
+  definitions: Map<string, IndexEntry[]>;
+  ms: number;
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 export class Program {
+  private fullIndex?: FullIndex;
   private readonly modules = new Map<string, CachedModule>();
   private readonly overlays = new Map<string, ModuleSummary>();
   private generation = 0;
@@ -51,6 +69,59 @@ export class Program {
   onError?: (name: string, error: unknown) => void;
 
   constructor(readonly target: Target) {}
+
+  /** Every module name the target has (packages, modules and stubs), found by walking its roots. */
+  allModules(): string[] {
+    const names = new Set<string>();
+    for (const root of this.target.roots) {
+      const walk = (rel: string, prefix: string, depth: number): void => {
+        if (depth > 16) return;
+        for (const e of root.listDir(rel) ?? []) {
+          const child = rel ? `${rel}/${e}` : e;
+          const m = /^(.*)\.pyi?$/.exec(e);
+          if (m && IDENT.test(m[1]) && m[1] !== '__init__') names.add(prefix + m[1]);
+          else if (IDENT.test(e) && e !== '__pycache__' && root.isDir(child)) {
+            names.add(prefix + e);
+            walk(child, `${prefix}${e}.`, depth + 1);
+          }
+        }
+      };
+      walk('', '', 0);
+    }
+    return [...names].filter((n) => this.target.findModule(n)).sort();
+  }
+
+  /** Summarises every module of the target (once; `invalidateIndex` drops it). */
+  buildFullIndex(onProgress?: (done: number, total: number) => void): FullIndex {
+    if (this.fullIndex) return this.fullIndex;
+    const started = performance.now();
+    const modules = this.allModules();
+    const definitions = new Map<string, IndexEntry[]>();
+    modules.forEach((name, i) => {
+      const s = this.summary(name);
+      if (s) {
+        for (const [n, bs] of s.bindings) {
+          for (const b of bs) {
+            if (b.kind !== 'def' && b.kind !== 'class') continue;
+            const list = definitions.get(n) ?? [];
+            list.push({ module: name, kind: b.kind, line: b.line });
+            definitions.set(n, list);
+          }
+        }
+      }
+      if (onProgress && i % 50 === 0) onProgress(i, modules.length);
+    });
+    this.fullIndex = { modules, definitions, ms: performance.now() - started };
+    return this.fullIndex;
+  }
+
+  get hasFullIndex(): boolean {
+    return !!this.fullIndex;
+  }
+
+  invalidateIndex(): void {
+    this.fullIndex = undefined;
+  }
 
   /** Starts a new check: files are re-validated (size/mtime) at most once per generation. */
   nextGeneration(): void {
@@ -332,17 +403,20 @@ function namedtupleValue(args: ArgExpr[], summary: ModuleSummary): Value {
   if (fieldsArg.value.kind === 'str') fields = fieldsArg.value.value.replace(/,/g, ' ').split(/\s+/).filter(Boolean);
   else if (fieldsArg.value.kind === 'strs') fields = fieldsArg.value.values;
   else return { kind: 'unknown', reason: 'namedtuple fields are not a literal' };
-  let defaults = 0;
+  let defaults: string[] = [];
   for (const a of args.slice(2)) {
     if (a.star) return { kind: 'unknown', reason: 'namedtuple with ** arguments' };
     if (a.name === 'rename') return { kind: 'unknown', reason: 'namedtuple with rename' };
     if (a.name === 'defaults') {
-      const m = /^\s*[([]\s*(.*?)\s*,?\s*[)\]]\s*$/s.exec(a.value.kind === 'other' || a.value.kind === 'const' ? a.value.text : '');
-      if (a.value.kind === 'strs') defaults = a.value.values.length;
-      else if (m && !/[([{'"]/.test(m[1])) defaults = m[1] ? m[1].split(',').filter((x) => x.trim()).length : 0;
-      else return { kind: 'unknown', reason: 'namedtuple defaults are not a literal' };
+      if (a.value.kind === 'strs') defaults = a.value.values.map((v) => JSON.stringify(v));
+      else {
+        const m = /^\s*[([]\s*(.*?)\s*,?\s*[)\]]\s*$/s.exec(a.value.kind === 'other' || a.value.kind === 'const' ? a.value.text : '');
+        if (!m || /[([{'"]/.test(m[1])) return { kind: 'unknown', reason: 'namedtuple defaults are not a literal' };
+        defaults = m[1] ? m[1].split(',').map((x) => x.trim()).filter(Boolean) : [];
+      }
     }
   }
+  if (defaults.length > fields.length) return { kind: 'unknown', reason: 'namedtuple with more defaults than fields' };
   if (!fields.every((f) => /^[A-Za-z][A-Za-z0-9_]*$/.test(f))) return { kind: 'unknown', reason: 'namedtuple field names need renaming' };
   const name = nameArg.value.kind === 'str' ? nameArg.value.value : 'namedtuple';
   return { kind: 'namedtuple', fields, defaults, qualname: `${summary.name}.${name}`, file: summary.file, line: 0 };

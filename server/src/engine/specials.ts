@@ -130,6 +130,8 @@ export const ALLOWED_AFTER_OWNER = new Set<string>([
   'typing.Protocol',
   'abc.ABC',
   'torch.nn.Module',
+  'torch.nn.Parameter',
+  'torch.nn.parameter.Parameter',
   'transformers.PretrainedConfig',
   'transformers.configuration_utils.PretrainedConfig',
 ]);

@@ -27,6 +27,8 @@ export interface Param {
   name: string;
   kind: ParamKind;
   hasDefault: boolean;
+  /** Preset by a functools.partial keyword: a keyword may override it, a positional argument may not fill it. */
+  preset?: boolean;
   annotation?: string;
   defaultText?: string;
 }
