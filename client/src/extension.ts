@@ -66,7 +66,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       }
       const editor = await vscode.window.showTextDocument(doc);
       const r = args.range;
-      await editor.insertSnippet(new vscode.SnippetString(args.snippet), new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character));
+      // keepWhitespace: the snippet already carries the indentation of the line it goes on
+      const options = { undoStopBefore: true, undoStopAfter: true, keepWhitespace: true } as { undoStopBefore: boolean; undoStopAfter: boolean };
+      await editor.insertSnippet(new vscode.SnippetString(args.snippet), new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character), options);
     }),
   );
 

@@ -11,10 +11,11 @@ import { ZipRoot } from './engine/sources/zipRoot';
 
 export const JSON_SCHEMA_VERSION = 1;
 
-const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--format text|json] PATH...
+const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] PATH...
 
   Checks Python files (or folders, recursively) against the target: the source of the library
-  version you are moving to (a folder on the import path, or a .whl/.zip archive).
+  version you are moving to (a folder on the import path, or a .whl/.zip archive). With
+  --baseline (the version the code was written for), each finding says what changed.
 
 exit codes: 0 no findings, 1 findings, 2 usage or target error`;
 
@@ -22,6 +23,7 @@ class UsageError extends Error {}
 
 interface CheckArgs {
   targets: string[];
+  baseline: string[];
   format: 'text' | 'json';
   paths: string[];
 }
@@ -29,7 +31,7 @@ interface CheckArgs {
 function parseArgs(argv: string[]): CheckArgs {
   const [command, ...rest] = argv;
   if (command !== 'check') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: CheckArgs = { targets: [], format: 'text', paths: [] };
+  const out: CheckArgs = { targets: [], baseline: [], format: 'text', paths: [] };
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     const value = (): string => {
@@ -38,6 +40,7 @@ function parseArgs(argv: string[]): CheckArgs {
       return v;
     };
     if (a === '--target' || a.startsWith('--target=')) out.targets.push(value());
+    else if (a === '--baseline' || a.startsWith('--baseline=')) out.baseline.push(value());
     else if (a === '--format' || a.startsWith('--format=')) {
       const f = value();
       if (f !== 'text' && f !== 'json') throw new UsageError(`--format must be text or json, not '${f}'`);
@@ -121,7 +124,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let engine: Engine;
   let files: string[];
   try {
-    engine = await Engine.open({ targets: args.targets, wasmDir: __dirname });
+    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname });
     files = collectFiles(args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`));
   } catch (e) {
     if (e instanceof TargetError || e instanceof UsageError) {
@@ -172,6 +175,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         callee: f.callee,
         param: f.param,
         definition: f.definition,
+        ...(f.change ? { change: f.change } : {}),
         fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits })),
       })),
       stats: { files: checkedFiles, callsChecked, callsUnknown, targetModulesRead: engine.modulesRead, ms },

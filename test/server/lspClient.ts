@@ -105,7 +105,7 @@ export class TestClient {
   async shutdown(): Promise<void> {
     try {
       await Promise.race([this.conn.sendRequest('shutdown'), new Promise((r) => setTimeout(r, 5000))]);
-      void this.conn.sendNotification('exit');
+      await this.conn.sendNotification('exit').catch(() => undefined);
     } catch {
       // already gone
     }

@@ -27,6 +27,8 @@ export interface Sig {
   ignoredKeywords?: Set<string>;
   /** functools.partial: positional arguments already bound to the first positional parameters. */
   boundPositional?: number;
+  /** The callee is marked deprecated: the library's message. */
+  deprecated?: string;
 }
 
 export type CallSpec =
@@ -220,7 +222,21 @@ export class Callables {
     }
     const qualname = owner ? `${owner.qualname}.${fn.name}` : `${summary.name}.${fn.name}`;
     const name = owner ? `${owner.name}.${fn.name}` : fn.name;
-    return this.single({ params, name, qualname, definition: { file: summary.file, line: fn.line }, origin: 'def' });
+    const deprecated = this.deprecationOf(fn.decorators, summary) ?? fn.deprecation;
+    return this.single({ params, name, qualname, definition: { file: summary.file, line: fn.line }, origin: 'def', deprecated });
+  }
+
+  /** The message of a `@deprecated("...")` decorator (warnings / typing_extensions), if any. */
+  deprecationOf(decorators: Expr[], summary: ModuleSummary): string | undefined {
+    for (const d of decorators) {
+      if (d.kind !== 'call') continue;
+      const v = this.program.evalExpr(d.callee, summary);
+      if (v.kind === 'special' && v.name === 'warnings.deprecated') {
+        const first = d.args[0];
+        return first && first.value.kind === 'str' ? first.value.value : 'deprecated';
+      }
+    }
+    return undefined;
   }
 
   // ---- classes ----
@@ -484,6 +500,8 @@ export class Callables {
     } else {
       for (const s of initAlts) for (const n of newAlts) alternatives.push([n, s]);
     }
+    const classDeprecation = this.deprecationOf(cls.decorators, summary);
+    if (classDeprecation !== undefined) for (const a of alternatives) for (const x of a) x.deprecated = classDeprecation;
     return { kind: 'known', qualname, alternatives };
   }
 

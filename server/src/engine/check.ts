@@ -10,7 +10,9 @@ import { parsePython, type Node } from './parser';
 import { GENERATED, type Program, type Value } from './program';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo } from './summary';
 import { readParams, stringValue } from './syntax';
-import type { CallInfo, Finding, Range } from './types';
+import type { CallInfo, Finding, Range, SourceLocation } from './types';
+import type { Param } from './syntax';
+import { fixMoveImport } from './fixes';
 
 export const USER_MODULE = '__apidrift_user__';
 
@@ -22,6 +24,27 @@ export interface CheckOptions {
   isPackage?: boolean;
   /** Polled during the check; a true answer aborts it with CancelledError. */
   isCancelled?: () => boolean;
+  /** With a baseline: what the version the code was written for had. */
+  crossVersion?: CrossVersion;
+}
+
+/** Questions about the baseline (and moves within the target) that import checks ask. */
+export interface CrossVersion {
+  /** The baseline has this module. */
+  baselineHasModule(name: string): boolean;
+  /** The baseline's `module.name` is a def or class, and the target defines it, uniquely, in this other module. */
+  movedName(module: string, name: string): string | undefined;
+}
+
+/** A method of a user class that overrides a target class's method. */
+export interface OverrideInfo {
+  /** The method's name in the user's class. */
+  range: Range;
+  method: string;
+  /** The overridden method, dotted. */
+  base: string;
+  params: Param[];
+  definition: SourceLocation | null;
 }
 
 export interface CheckResult {
@@ -29,6 +52,7 @@ export interface CheckResult {
   calls: CallInfo[];
   callsChecked: number;
   callsUnknown: number;
+  overrides: OverrideInfo[];
 }
 
 export class CancelledError extends Error {
@@ -151,6 +175,7 @@ class FileCheck {
   private readonly calls: CallInfo[] = [];
   private callsChecked = 0;
   private callsUnknown = 0;
+  private readonly overrides: OverrideInfo[] = [];
   private readonly lines: string[];
   private steps = 0;
 
@@ -171,7 +196,7 @@ class FileCheck {
     }
     const findings = this.findings.filter((f) => !suppressed(this.lines[f.range.start.line] ?? '', f.code));
     findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
-    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown };
+    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, overrides: this.overrides };
   }
 
   private tick(): void {
@@ -197,6 +222,7 @@ class FileCheck {
           if (hit && hit.kind === 'class') cls = hit.cls;
         }
         inner = { kind: 'class', node, parent: scope, locals: new Map(), globals: new Set(), cls };
+        if (cls && !this.opts.moduleName) this.recordOverrides(node, cls);
         break;
       }
       case 'import_statement':
@@ -224,6 +250,28 @@ class FileCheck {
       return;
     }
     for (const c of node.namedChildren) if (c) this.visit(c, inner);
+  }
+
+  /** Methods of a user class that override a method of a target class (compared across versions). */
+  private recordOverrides(classNode: Node, cls: ClassInfo): void {
+    const mro = this.checker.callables.mro(cls, this.summary);
+    if (!mro) return;
+    for (const st of classNode.childForFieldName('body')?.namedChildren ?? []) {
+      const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
+      if (!def || def.type !== 'function_definition') continue;
+      const nameNode = def.childForFieldName('name');
+      const method = nameNode?.text;
+      if (!nameNode || !method || method === '__init__' || method === '__new__' || method === '__init_subclass__') continue;
+      const base = this.checker.callables.superMember(mro, 1, method);
+      if (!base || base.kind !== 'function' || base.summary.name === USER_MODULE || !base.owner) continue;
+      this.overrides.push({
+        range: rangeOf(nameNode),
+        method,
+        base: `${base.owner.qualname}.${method}`,
+        params: base.fn.params,
+        definition: { file: base.summary.file, line: base.fn.line },
+      });
+    }
   }
 
   private functionScope(node: Node, parent: Scope): Scope {
@@ -457,7 +505,8 @@ class FileCheck {
     if (modNode.type === 'relative_import' && !this.opts.moduleName) return;
     const module = absoluteModule(modNode, { name: this.moduleName, isPackage: !!this.opts.isPackage });
     if (!module) return;
-    if (!this.checkModulePath(module, modNode, guarded)) return;
+    const imported = node.childrenForFieldName('name').map((c) => (c?.type === 'aliased_import' ? c.childForFieldName('name')?.text : c?.text)).filter((x): x is string => !!x);
+    if (!this.checkModulePath(module, modNode, guarded, imported)) return;
     if (node.namedChildren.some((c) => c?.type === 'wildcard_import')) return;
     for (const c of node.childrenForFieldName('name')) {
       if (!c) continue;
@@ -467,25 +516,44 @@ class FileCheck {
       const v = this.program.resolveMember(module, name);
       if (v.kind === 'missing' && !guarded) {
         const s = this.program.summary(module);
+        const moved = this.opts.crossVersion?.movedName(module, name);
         this.findings.push({
           file: this.opts.file,
           range: rangeOf(nameNode),
           severity: 'error',
           code: 'unknown-import',
-          message: `cannot import name '${name}' from '${module}': the target's ${module} does not define or re-export it`,
+          message: `cannot import name '${name}' from '${module}': the target's ${module} does not define or re-export it` + (moved ? `; \`${name}\` moved from \`${module}\` to \`${moved}\`` : ''),
           callee: `${module}.${name}`,
           param: null,
-          fixes: [],
+          fixes: moved ? [fixMoveImport(this.lines, node, nameNode, moved)] : [],
           definition: s ? { file: s.file, line: 1 } : null,
+          change: moved ? `\`${name}\` moved from \`${module}\` to \`${moved}\`` : undefined,
         });
       }
     }
   }
 
   /** Reports the first missing submodule of a dotted path inside the target; true when the module exists. */
-  private checkModulePath(module: string, node: Node, guarded: boolean): boolean {
+  private checkModulePath(module: string, node: Node, guarded: boolean, imported: string[] = []): boolean {
     const parts = module.split('.');
-    if (!this.program.findModule(parts[0])) return false;
+    if (!this.program.findModule(parts[0])) {
+      // a whole top-level module that the baseline has and the target lacks
+      if (!guarded && this.opts.crossVersion?.baselineHasModule(parts[0]) && !availabilityTested(node, parts[0])) {
+        this.findings.push({
+          file: this.opts.file,
+          range: rangeOf(node),
+          severity: 'error',
+          code: 'unknown-module',
+          message: `No module named '${parts[0]}': the baseline has it, the target does not` + this.whereNamesWent(module, imported),
+          callee: parts[0],
+          param: null,
+          fixes: [],
+          definition: null,
+          change: `module \`${parts[0]}\` was removed`,
+        });
+      }
+      return false;
+    }
     for (let i = 1; i < parts.length; i++) {
       const prefix = parts.slice(0, i + 1).join('.');
       if (this.program.findModule(prefix)) continue;
@@ -500,7 +568,11 @@ class FileCheck {
         range: rangeOf(node),
         severity: 'error',
         code: 'unknown-module',
-        message: `No module named '${prefix}': the target's package ${parent.name} has no submodule ${parts[i]}`,
+        message:
+          `No module named '${prefix}': the target's package ${parent.name} has no submodule ${parts[i]}` +
+          (this.opts.crossVersion?.baselineHasModule(prefix) ? ' (the baseline has it)' : '') +
+          this.whereNamesWent(module, imported),
+        change: this.opts.crossVersion?.baselineHasModule(prefix) ? `module \`${prefix}\` was removed` : undefined,
         callee: prefix,
         param: null,
         fixes: [],
@@ -509,6 +581,16 @@ class FileCheck {
       return false;
     }
     return true;
+  }
+
+  /** With a baseline: where the names imported from a removed module live in the target now. */
+  private whereNamesWent(module: string, names: string[]): string {
+    const cv = this.opts.crossVersion;
+    if (!cv || names.length === 0) return '';
+    const places = new Set(names.map((n) => cv.movedName(module, n)));
+    if (places.size !== 1) return '';
+    const [to] = [...places];
+    return to ? `; its names now live in \`${to}\`` : '';
   }
 
   // ---- attribute access on modules ----
@@ -531,7 +613,7 @@ class FileCheck {
       range: rangeOf(attr),
       severity: 'error',
       code: 'unknown-attribute',
-      message: `module '${base.name}' has no attribute '${attr.text}' in the target`,
+      message: `module '${base.name}' has no attribute '${attr.text}' in the target` + ((m) => (m ? `; \`${attr.text}\` moved from \`${base.name}\` to \`${m}\`` : ''))(this.opts.crossVersion?.movedName(base.name, attr.text)),
       callee: `${base.name}.${attr.text}`,
       param: null,
       fixes: [],
@@ -640,7 +722,24 @@ class FileCheck {
       callee: spec.qualname,
       signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
       definition: first.definition,
+      params: spec.alternatives.map((a) => a[a.length - 1].params),
     });
+    const deprecated = spec.alternatives.every((a) => a.some((x) => x.deprecated !== undefined)) ? spec.alternatives[0].find((x) => x.deprecated !== undefined)?.deprecated : undefined;
+    if (deprecated !== undefined && !this.opts.moduleName) {
+      this.findings.push({
+        file: this.opts.file,
+        range: rangeOf(nameNode),
+        severity: 'hint',
+        code: 'deprecated',
+        message: `${first.name} is deprecated in the target: ${deprecated}`,
+        callee: spec.qualname,
+        param: null,
+        fixes: [],
+        definition: first.definition,
+        tags: ['deprecated'],
+        call: rangeOf(call),
+      });
+    }
     // A call is fine when it binds to any alternative; each alternative must bind all its signatures.
     const results: Array<Array<{ sig: Sig; error: BindError }>> = spec.alternatives.map((conj) => {
       const errs: Array<{ sig: Sig; error: BindError }> = [];
@@ -689,6 +788,7 @@ class FileCheck {
         fixes,
         definition: sig.definition,
         signature: sigText(sig),
+        call: rangeOf(call),
       });
     }
   }

@@ -75,3 +75,33 @@ export function fixInsertArgument(lines: string[], args: Node[], argList: Node, 
   }
   return { title, edits: [edit], snippet: !value, preferred: true };
 }
+
+/** Renames a keyword argument that starts at `at`: `old=value` becomes `new=value`. */
+export function fixRenameKeyword(at: Position, from: string, to: string): Fix {
+  return { title: `Rename keyword ${from}= to ${to}=`, edits: [{ range: { start: at, end: pos(at.line, at.character + from.length) }, newText: to }], preferred: true };
+}
+
+/**
+ * Rewrites `from old import name` for a name that moved: the module path changes when the name is
+ * the only one imported; otherwise the name leaves the list (with its comma) and a new import line
+ * for it follows the statement, with the same indentation. Comments and formatting stay.
+ */
+export function fixMoveImport(lines: string[], stmt: Node, nameNode: Node, to: string): Fix {
+  const names = stmt.childrenForFieldName('name').filter((n): n is Node => !!n);
+  const element = names.find((n) => n.id === nameNode.id || n.namedChildren.some((c) => c?.id === nameNode.id)) ?? nameNode;
+  const moduleNode = stmt.childForFieldName('module_name')!;
+  const title = `Import ${nameNode.text} from ${to}`;
+  if (names.length === 1) {
+    return { title, edits: [{ range: { start: startOf(moduleNode), end: endOf(moduleNode) }, newText: to }], preferred: true };
+  }
+  const index = names.indexOf(element);
+  const remove = fixRemoveArgument(lines, names, index, stmt, element.text).edits[0];
+  const indent = /^\s*/.exec(lines[stmt.startPosition.row])![0];
+  const endRow = stmt.endPosition.row;
+  const newLine = `${indent}from ${to} import ${element.text}`;
+  const insert: TextEdit =
+    endRow + 1 < lines.length
+      ? { range: { start: pos(endRow + 1, 0), end: pos(endRow + 1, 0) }, newText: newLine + '\n' }
+      : { range: { start: pos(endRow, lines[endRow].length), end: pos(endRow, lines[endRow].length) }, newText: '\n' + newLine };
+  return { title, edits: [remove, insert], preferred: true };
+}

@@ -3,7 +3,8 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult } from './check';
+import { CancelledError, Checker, type CheckResult, type CrossVersion } from './check';
+import { explainAgainstBaseline } from './explain';
 import { initParser } from './parser';
 import { Program } from './program';
 import { DirectoryRoot } from './sources/directoryRoot';
@@ -16,6 +17,13 @@ export * from './types';
 export interface EngineOptions {
   /** Target paths: folders on the import path, or .whl/.zip archives. */
   targets: string[];
+  /** The version the code was written for (same forms as targets), to explain what changed. */
+  baseline?: string[];
+  /**
+   * Whether a check may build the target's full index itself when it needs one (to find names
+   * that moved). The CLI says yes; the language server builds it in the background instead.
+   */
+  indexOnDemand?: boolean;
   /** Folder holding the wasm files, when they ship beside a bundle. */
   wasmDir?: string;
 }
@@ -24,15 +32,44 @@ export class Engine {
   readonly program: Program;
   readonly checker: Checker;
 
-  private constructor(readonly target: Target) {
+  /** The baseline's program and checker, when there is a baseline. */
+  readonly baseline?: { program: Program; checker: Checker };
+  private readonly crossVersion?: CrossVersion;
+
+  private constructor(readonly target: Target, baselineTarget: Target | undefined, private readonly indexOnDemand: boolean) {
     this.program = new Program(target);
     this.checker = new Checker(this.program);
+    if (baselineTarget) {
+      const program = new Program(baselineTarget);
+      this.baseline = { program, checker: new Checker(program) };
+      this.crossVersion = {
+        baselineHasModule: (name) => program.findModule(name) !== null,
+        movedName: (module, name) => this.movedName(module, name),
+      };
+    }
   }
 
   /** Opens the targets; throws TargetError with a one-line reason when one cannot be used. */
   static async open(opts: EngineOptions): Promise<Engine> {
     await initParser(opts.wasmDir);
-    return new Engine(Target.open(opts.targets));
+    const baseline = opts.baseline && opts.baseline.length > 0 ? Target.open(opts.baseline) : undefined;
+    return new Engine(Target.open(opts.targets), baseline, opts.indexOnDemand ?? true);
+  }
+
+  /**
+   * Where a name the baseline's module defined lives in the target now: a def or class of the same
+   * name and kind, defined in exactly one other target module.
+   */
+  movedName(module: string, name: string): string | undefined {
+    if (!this.baseline) return undefined;
+    const was = this.baseline.program.resolveMember(module, name);
+    const kind = was.kind === 'function' ? 'def' : was.kind === 'class' ? 'class' : undefined;
+    if (!kind) return undefined;
+    if (!this.program.hasFullIndex && !this.indexOnDemand) return undefined;
+    const index = this.program.buildFullIndex();
+    const places = (index.definitions.get(name) ?? []).filter((e) => e.kind === kind && e.module !== module);
+    const modules = [...new Set(places.map((p) => p.module))];
+    return modules.length === 1 ? modules[0] : undefined;
   }
 
   /**
@@ -42,7 +79,14 @@ export class Engine {
   check(text: string, file: string, isCancelled?: () => boolean, module?: { name: string; isPackage: boolean }): CheckResult {
     this.program.nextGeneration();
     const mod = module ?? this.moduleNameOf(file);
-    return this.checker.check(text, { file, moduleName: mod?.name, isPackage: mod?.isPackage, isCancelled });
+    const opts = { file, moduleName: mod?.name, isPackage: mod?.isPackage, isCancelled };
+    const result = this.checker.check(text, { ...opts, crossVersion: this.crossVersion });
+    if (this.baseline) {
+      this.baseline.program.nextGeneration();
+      const base = this.baseline.checker.check(text, opts);
+      explainAgainstBaseline(result, base, file);
+    }
+    return result;
   }
 
   /** The dotted module name of a path relative to an import root (`a/b/__init__.py` is `a.b`). */

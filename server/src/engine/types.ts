@@ -37,7 +37,9 @@ export type FindingCode =
   | 'positional-only-as-keyword'
   | 'unknown-import'
   | 'unknown-attribute'
-  | 'unknown-module';
+  | 'unknown-module'
+  | 'deprecated'
+  | 'changed-override';
 
 export interface SourceLocation {
   /** Path of the definition inside the target, as the target names it. */
@@ -61,6 +63,12 @@ export interface Finding {
   definition: SourceLocation | null;
   /** The target signature in Python syntax, when the finding is about a call. */
   signature?: string;
+  /** Extra classification, as in LSP: a deprecated API. */
+  tags?: Array<'deprecated'>;
+  /** The whole call the finding is about (to match it with the baseline's view of the same call). */
+  call?: Range;
+  /** With a baseline: the change between the versions that explains the finding. */
+  change?: string;
 }
 
 export interface CheckStats {
@@ -81,4 +89,9 @@ export interface CallInfo {
   signatures: string[];
   definition: SourceLocation | null;
   unknownReason?: string;
+  /** With a baseline: the same call's signatures there, and what changed. */
+  baseline?: { signatures: string[]; definition: SourceLocation | null };
+  changes?: string[];
+  /** The parameters of each alternative (for comparing versions). */
+  params?: import('./syntax').Param[][];
 }

@@ -2,8 +2,9 @@
  * apidrift's language server: keeps the open Python documents, checks them against the
  * configured targets with the engine, and serves diagnostics, quick fixes and hovers.
  */
+import * as fs from 'fs';
 import * as path from 'path';
-import { fileURLToPath } from 'url';
+import { fileURLToPath, pathToFileURL } from 'url';
 import {
   type CodeAction,
   type CodeActionParams,
@@ -211,6 +212,13 @@ connection.onCodeAction((params: CodeActionParams): CodeAction[] => {
   return actions;
 });
 
+/** A definition as a short link: the file's name and line, linking to the file when it is on disk. */
+function definitionLink(def: { file: string; line: number } | null): string {
+  if (!def) return '';
+  const label = `${path.basename(def.file)}:${def.line}`;
+  return fs.existsSync(def.file) ? `[${label}](${pathToFileURL(def.file).href}#L${def.line})` : label;
+}
+
 connection.onHover((params: HoverParams): Hover | null => {
   const doc = documents.get(params.textDocument.uri);
   const state = results.get(params.textDocument.uri);
@@ -219,13 +227,16 @@ connection.onHover((params: HoverParams): Hover | null => {
   if (!call) return null;
   const parts: string[] = [];
   if (call.signatures.length > 0) {
-    parts.push('```python\n' + call.signatures.join('\n') + '\n```');
-    parts.push(`\`${call.callee}\` in the target` + (call.definition ? `, defined at ${call.definition.file}:${call.definition.line}` : ''));
+    if (call.baseline && call.baseline.signatures.length > 0) {
+      parts.push(`**baseline** ${definitionLink(call.baseline.definition)}\n\n\`\`\`python\n${call.baseline.signatures.join('\n')}\n\`\`\``);
+      parts.push(`**target** ${definitionLink(call.definition)}\n\n\`\`\`python\n${call.signatures.join('\n')}\n\`\`\``);
+      if (call.changes && call.changes.length > 0) parts.push(call.changes.map((c) => `- ${c}`).join('\n'));
+    } else {
+      parts.push('```python\n' + call.signatures.join('\n') + '\n```');
+      parts.push(`\`${call.callee}\` in the target, ${definitionLink(call.definition)}`);
+    }
   } else if (call.unknownReason) {
     parts.push(`apidrift does not check this call: ${call.unknownReason}`);
-  }
-  for (const f of state.result.findings) {
-    if (contains(call.extent, f.range.start)) parts.push(`**${f.code}**: ${f.message}`);
   }
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n') }, range: call.range };
 });

@@ -1,0 +1,99 @@
+/**
+ * With a baseline: the same file is checked against both versions, and each finding in the
+ * target is explained by what changed at that call between the two.
+ */
+import type { CheckResult } from './check';
+import { diffParams, type ParamChange } from './diff';
+import { fixRenameKeyword } from './fixes';
+import type { Finding, Range } from './types';
+
+function key(r: Range): string {
+  return `${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}`;
+}
+
+function withChange(f: Finding, change: string): void {
+  f.change = change;
+  const at = f.message.indexOf('. Target signature:');
+  f.message = at >= 0 ? `${f.message.slice(0, at)}: ${change}${f.message.slice(at)}` : `${f.message}: ${change}`;
+}
+
+/** The change that explains a finding, if the two versions' signatures show one. */
+function relevant(f: Finding, changes: ParamChange[]): ParamChange | undefined {
+  const p = f.param;
+  switch (f.code) {
+    case 'missing-argument':
+      return (
+        changes.find((c) => (c.kind === 'added-required' || c.kind === 'default-removed' || c.kind === 'became-keyword-only') && c.param === p) ??
+        changes.find((c) => c.kind === 'renamed' && c.to === p)
+      );
+    case 'unexpected-keyword':
+      return changes.find((c) => (c.kind === 'removed' || c.kind === 'renamed') && c.param === p);
+    case 'positional-only-as-keyword':
+      return changes.find((c) => c.kind === 'became-positional-only' && c.param === p);
+    case 'too-many-positional':
+      return changes.find((c) => c.kind === 'became-keyword-only') ?? changes.find((c) => c.kind === 'removed');
+    case 'multiple-values':
+      return changes.find((c) => c.kind === 'reordered') ?? changes.find((c) => c.kind === 'added-required' || c.kind === 'added-optional');
+    default:
+      return undefined;
+  }
+}
+
+export function explainAgainstBaseline(target: CheckResult, base: CheckResult, file: string): void {
+  const baseCalls = new Map(base.calls.map((c) => [key(c.extent), c]));
+  const changesByCall = new Map<string, ParamChange[]>();
+  for (const call of target.calls) {
+    const b = baseCalls.get(key(call.extent));
+    if (!b) continue;
+    call.baseline = { signatures: b.signatures, definition: b.definition };
+    if (b.params && call.params && b.params.length === 1 && call.params.length === 1) {
+      const changes = diffParams(b.params[0], call.params[0]);
+      changesByCall.set(key(call.extent), changes);
+      call.changes = changes.map((c) => c.message);
+    }
+  }
+  for (const f of target.findings) {
+    if (!f.call) continue;
+    const changes = changesByCall.get(key(f.call));
+    if (!changes) continue;
+    const c = relevant(f, changes);
+    if (!c) continue;
+    withChange(f, c.message);
+    if (c.kind === 'renamed' && c.to && f.code === 'unexpected-keyword' && f.param) {
+      for (const fix of f.fixes) fix.preferred = false;
+      f.fixes.unshift(fixRenameKeyword(f.range.start, f.param, c.to));
+    }
+    if (c.kind === 'default-removed' && c.oldDefault) {
+      // insert the old default rather than a placeholder
+      for (const fix of f.fixes) {
+        if (!fix.snippet) continue;
+        fix.snippet = false;
+        fix.title = `Add argument ${c.param}=${c.oldDefault} (its old default)`;
+        for (const e of fix.edits) e.newText = e.newText.replace('${1:...}', c.oldDefault);
+      }
+    }
+  }
+  // overrides of methods whose signature changed
+  const extra: Finding[] = [];
+  const baseOverrides = new Map(base.overrides.map((o) => [key(o.range), o]));
+  for (const o of target.overrides) {
+    const b = baseOverrides.get(key(o.range));
+    if (!b) continue;
+    const changes = diffParams(b.params, o.params);
+    if (changes.length === 0) continue;
+    extra.push({
+      file,
+      range: o.range,
+      severity: 'warning',
+      code: 'changed-override',
+      message: `${o.base} changed between the baseline and the target (${changes.map((c) => c.message).join('; ')}): this override will be called with the new arguments`,
+      callee: o.base,
+      param: null,
+      fixes: [],
+      definition: o.definition,
+      change: changes.map((c) => c.message).join('; '),
+    });
+  }
+  target.findings.push(...extra);
+  target.findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
+}
