@@ -17,7 +17,7 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   version you are moving to (a folder on the import path, or a .whl/.zip archive). With
   --baseline (the version the code was written for), each finding says what changed.
 
-exit codes: 0 no findings, 1 findings, 2 usage or target error`;
+exit codes: 0 no findings (hints such as deprecations do not count), 1 findings, 2 usage or target error`;
 
 class UsageError extends Error {}
 
@@ -188,7 +188,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         `(${callsChecked} calls checked, ${callsUnknown} unknown, ${engine.modulesRead} target modules read, ${ms} ms)\n`,
     );
   }
-  return findings.length > 0 ? 1 : 0;
+  // hints (deprecations) inform; errors and warnings fail the run
+  return findings.some((f) => f.severity === 'error' || f.severity === 'warning') ? 1 : 0;
 }
 
 if (require.main === module) {
