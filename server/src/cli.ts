@@ -7,31 +7,41 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Engine, type Finding, TargetError } from './engine';
+import { buildReport, formatReportMarkdown, formatReportText } from './engine/report';
 import { ZipRoot } from './engine/sources/zipRoot';
 
 export const JSON_SCHEMA_VERSION = 1;
 
 const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] PATH...
+       apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--format text|json|markdown]
 
-  Checks Python files (or folders, recursively) against the target: the source of the library
-  version you are moving to (a folder on the import path, or a .whl/.zip archive). With
-  --baseline (the version the code was written for), each finding says what changed.
+  check: checks Python files (or folders, recursively, or an archive's members) against the
+  target: the source of the library version you are moving to (a folder on the import path,
+  or a .whl/.zip archive). With --baseline (the version the code was written for), each
+  finding says what changed.
+
+  diff: the API-change report between two versions: removed modules and names, moved names,
+  changed signatures grouped by kind. With --uses, only what that code uses, ranked by uses.
 
 exit codes: 0 no findings (hints such as deprecations do not count), 1 findings, 2 usage or target error`;
 
 class UsageError extends Error {}
 
-interface CheckArgs {
+interface Args {
+  command: 'check' | 'diff';
   targets: string[];
   baseline: string[];
-  format: 'text' | 'json';
+  format: 'text' | 'json' | 'markdown';
   paths: string[];
+  uses: string[];
+  package?: string;
 }
 
-function parseArgs(argv: string[]): CheckArgs {
+function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
-  if (command !== 'check') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: CheckArgs = { targets: [], baseline: [], format: 'text', paths: [] };
+  if (command !== 'check' && command !== 'diff') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
+  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [] };
+  let collectingUses = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
     const value = (): string => {
@@ -39,18 +49,29 @@ function parseArgs(argv: string[]): CheckArgs {
       if (v === undefined || v === '') throw new UsageError(`${a.split('=')[0]} needs a value`);
       return v;
     };
+    if (a.startsWith('-')) collectingUses = false;
     if (a === '--target' || a.startsWith('--target=')) out.targets.push(value());
     else if (a === '--baseline' || a.startsWith('--baseline=')) out.baseline.push(value());
-    else if (a === '--format' || a.startsWith('--format=')) {
+    else if (command === 'diff' && (a === '--package' || a.startsWith('--package='))) out.package = value();
+    else if (command === 'diff' && (a === '--uses' || a.startsWith('--uses='))) {
+      out.uses.push(value());
+      collectingUses = true;
+    } else if (a === '--format' || a.startsWith('--format=')) {
       const f = value();
-      if (f !== 'text' && f !== 'json') throw new UsageError(`--format must be text or json, not '${f}'`);
-      out.format = f;
+      const allowed = command === 'diff' ? ['text', 'json', 'markdown'] : ['text', 'json'];
+      if (!allowed.includes(f)) throw new UsageError(`--format must be ${allowed.join(' or ')}, not '${f}'`);
+      out.format = f as Args['format'];
     } else if (a === '--') out.paths.push(...rest.slice(i + 1)), (i = rest.length);
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
+    else if (collectingUses) out.uses.push(a);
     else out.paths.push(a);
   }
   if (out.targets.length === 0) throw new UsageError('at least one --target is required');
-  if (out.paths.length === 0) throw new UsageError('no files to check');
+  if (command === 'check' && out.paths.length === 0) throw new UsageError('no files to check');
+  if (command === 'diff') {
+    if (out.baseline.length === 0) throw new UsageError('diff needs --baseline');
+    if (out.paths.length > 0) throw new UsageError(`unexpected argument '${out.paths[0]}' (use --uses for code to rank by)`);
+  }
   return out;
 }
 
@@ -95,6 +116,51 @@ export function collectFiles(paths: string[], warn: (msg: string) => void): stri
   return files;
 }
 
+/** A progress line on stderr, only when it is a terminal. */
+function progress(io: { stderr: NodeJS.WritableStream }, what: string): (done: number, total: number) => void {
+  const tty = (io.stderr as NodeJS.WriteStream).isTTY;
+  let last = 0;
+  return (done, total) => {
+    if (!tty) return;
+    const now = Date.now();
+    if (now - last < 100 && done < total) return;
+    last = now;
+    io.stderr.write(`\r${what} ${done}/${total}\x1b[K`);
+    if (done >= total) io.stderr.write('\r\x1b[K');
+  };
+}
+
+function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): number {
+  const base = engine.baseline!;
+  let uses: Map<string, number> | undefined;
+  if (args.uses.length > 0) {
+    uses = new Map();
+    const add = (n: string | null | undefined): void => {
+      if (n) uses!.set(n, (uses!.get(n) ?? 0) + 1);
+    };
+    for (const file of files) {
+      const text = readSource(file, (m) => io.stderr.write(`apidrift: ${m}\n`));
+      if (text === undefined) continue;
+      const r = engine.check(text, file);
+      for (const c of r.calls) add(c.callee);
+      base.program.nextGeneration();
+      const b = base.checker.check(text, { file });
+      const seen = new Set(r.calls.map((c) => `${c.extent.start.line}:${c.extent.start.character}`));
+      for (const c of b.calls) if (!seen.has(`${c.extent.start.line}:${c.extent.start.character}`)) add(c.callee);
+      for (const f of r.findings) if (f.code === 'unknown-import' || f.code === 'unknown-attribute' || f.code === 'unknown-module') add(f.callee);
+    }
+  }
+  const report = buildReport(base.program, engine.program, { baseline: base.program.target.label, target: engine.program.target.label }, {
+    package: args.package,
+    uses,
+    onProgress: progress(io, 'comparing modules'),
+  });
+  if (args.format === 'json') io.stdout.write(JSON.stringify({ version: JSON_SCHEMA_VERSION, ...report }, null, 2) + '\n');
+  else if (args.format === 'markdown') io.stdout.write(formatReportMarkdown(report));
+  else io.stdout.write(formatReportText(report));
+  return 0;
+}
+
 function readSource(file: string, warn: (msg: string) => void): string | undefined {
   try {
     return new TextDecoder('utf-8').decode(fs.readFileSync(file)).replace(/^\uFEFF/, '');
@@ -113,7 +179,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     io.stdout.write(USAGE + '\n');
     return 0;
   }
-  let args: CheckArgs;
+  let args: Args;
   try {
     args = parseArgs(argv);
   } catch (e) {
@@ -125,7 +191,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let files: string[];
   try {
     engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname });
-    files = collectFiles(args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`));
+    files = collectFiles(args.command === 'diff' ? args.uses : args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`));
   } catch (e) {
     if (e instanceof TargetError || e instanceof UsageError) {
       io.stderr.write(`apidrift: ${e.message}\n`);
@@ -133,6 +199,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     }
     throw e;
   }
+  if (args.command === 'diff') return runDiff(engine, args, files, io);
   const findings: Finding[] = [];
   let callsChecked = 0;
   let callsUnknown = 0;
