@@ -58,6 +58,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       await client.sendRequest('apidrift/recheck');
     }),
     vscode.commands.registerCommand('apidrift.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('apidrift.fixAll', async () => {
+      await vscode.commands.executeCommand('editor.action.sourceAction', { kind: 'source.fixAll.apidrift', apply: 'first' });
+    }),
+    vscode.commands.registerCommand('apidrift.showChanges', async () => {
+      if (!client) return;
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: 'apidrift: comparing the baseline with the target' },
+        () => client!.sendRequest<{ text?: string; error?: string }>('apidrift/changes'),
+      );
+      if (result.error || result.text === undefined) {
+        void vscode.window.showErrorMessage(`apidrift: ${result.error ?? 'no report'}`);
+        return;
+      }
+      const doc = await vscode.workspace.openTextDocument({ language: 'apidrift-report', content: result.text });
+      await vscode.window.showTextDocument(doc, { preview: false });
+    }),
     vscode.commands.registerCommand('apidrift.insertSnippet', async (args: InsertSnippetArgs) => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(args.uri));
       if (doc.version !== args.version) {

@@ -25,10 +25,10 @@ export class TestClient {
   readonly diagnostics = new Map<string, { version?: number; diagnostics: Diagnostic[] }>();
   readonly statuses: Status[] = [];
   readonly logs: string[] = [];
-  settings: { targets: string[] };
+  settings: { targets: string[]; baseline?: string[] };
   private waiters: Array<() => void> = [];
 
-  constructor(settings: { targets: string[] }, env: NodeJS.ProcessEnv = {}) {
+  constructor(settings: { targets: string[]; baseline?: string[] }, env: NodeJS.ProcessEnv = {}) {
     this.settings = settings;
     this.proc = spawn(process.execPath, [path.join(DIST, 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     this.proc.stderr!.on('data', (d) => this.logs.push(String(d)));
@@ -97,7 +97,7 @@ export class TestClient {
     });
   }
 
-  changeSettings(settings: { targets: string[] }): void {
+  changeSettings(settings: { targets: string[]; baseline?: string[] }): void {
     this.settings = settings;
     void this.conn.sendNotification('workspace/didChangeConfiguration', { settings: { apidrift: settings } });
   }

@@ -105,3 +105,29 @@ export function fixMoveImport(lines: string[], stmt: Node, nameNode: Node, to: s
       : { range: { start: pos(endRow, lines[endRow].length), end: pos(endRow, lines[endRow].length) }, newText: '\n' + newLine };
   return { title, edits: [remove, insert], preferred: true };
 }
+
+function before(a: Position, b: Position): boolean {
+  return a.line < b.line || (a.line === b.line && a.character < b.character);
+}
+
+/**
+ * One edit for a whole file: the preferred fix of each finding, skipping fixes that need the
+ * user's input (placeholders) and any whose edits touch text another chosen fix already edits.
+ */
+export function fixAllEdits(fixLists: Fix[][]): TextEdit[] {
+  const chosen: TextEdit[] = [];
+  const empty = (e: TextEdit): boolean => samePos(e.range.start, e.range.end);
+  const conflict = (a: TextEdit, b: TextEdit): boolean =>
+    (before(a.range.start, b.range.end) && before(b.range.start, a.range.end)) || (samePos(a.range.start, b.range.start) && (empty(a) || empty(b)));
+  const overlaps = (e: TextEdit): boolean => chosen.some((c) => conflict(e, c));
+  for (const fixes of fixLists) {
+    const fix = fixes.find((f) => f.preferred && !f.snippet) ?? fixes.find((f) => !f.snippet);
+    if (!fix || fix.edits.some(overlaps)) continue;
+    chosen.push(...fix.edits);
+  }
+  return chosen;
+}
+
+function samePos(a: Position, b: Position): boolean {
+  return a.line === b.line && a.character === b.character;
+}

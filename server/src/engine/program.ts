@@ -94,10 +94,31 @@ export class Program {
   /** Summarises every module of the target (once; `invalidateIndex` drops it). */
   buildFullIndex(onProgress?: (done: number, total: number) => void): FullIndex {
     if (this.fullIndex) return this.fullIndex;
+    const steps = this.indexSteps(onProgress);
+    let r = steps.next();
+    while (!r.done) r = steps.next();
+    return r.value;
+  }
+
+  /** The same, yielding to the event loop every few modules so that requests are still served. */
+  async buildFullIndexAsync(onProgress?: (done: number, total: number) => void, isCancelled?: () => boolean): Promise<FullIndex | undefined> {
+    if (this.fullIndex) return this.fullIndex;
+    const steps = this.indexSteps(onProgress);
+    let r = steps.next();
+    while (!r.done) {
+      await new Promise((resolve) => setImmediate(resolve));
+      if (isCancelled?.()) return undefined;
+      r = steps.next();
+    }
+    return r.value;
+  }
+
+  private *indexSteps(onProgress?: (done: number, total: number) => void): Generator<void, FullIndex, void> {
     const started = performance.now();
     const modules = this.allModules();
     const definitions = new Map<string, IndexEntry[]>();
-    modules.forEach((name, i) => {
+    for (let i = 0; i < modules.length; i++) {
+      const name = modules[i];
       const s = this.summary(name);
       if (s) {
         for (const [n, bs] of s.bindings) {
@@ -109,8 +130,12 @@ export class Program {
           }
         }
       }
-      if (onProgress && i % 50 === 0) onProgress(i, modules.length);
-    });
+      if (i % 16 === 15) {
+        onProgress?.(i + 1, modules.length);
+        yield;
+      }
+    }
+    onProgress?.(modules.length, modules.length);
     this.fullIndex = { modules, definitions, ms: performance.now() - started };
     return this.fullIndex;
   }

@@ -1,5 +1,5 @@
 /** Engine findings and fixes as LSP objects: the only translation between the two. */
-import { CodeAction, CodeActionKind, Diagnostic, DiagnosticSeverity, type Command } from 'vscode-languageserver/node';
+import { CodeAction, CodeActionKind, Diagnostic, DiagnosticSeverity, DiagnosticTag, type Command } from 'vscode-languageserver/node';
 import type { Finding, Fix, Severity } from '../engine';
 import { INSERT_SNIPPET_COMMAND, type InsertSnippetArgs } from './protocol';
 
@@ -17,6 +17,7 @@ export function toDiagnostic(f: Finding): Diagnostic {
     code: f.code,
     source: 'apidrift',
     message: f.message,
+    ...(f.tags?.includes('deprecated') ? { tags: [DiagnosticTag.Deprecated] } : {}),
   };
 }
 

@@ -21,3 +21,12 @@ export interface InsertSnippetArgs {
 }
 
 export const INSERT_SNIPPET_COMMAND = 'apidrift.insertSnippet';
+
+/** The API-change report between the baseline and the target, as text in the `apidrift-report` language. */
+export const ChangesRequest = 'apidrift/changes';
+export interface ChangesResult {
+  text?: string;
+  error?: string;
+}
+
+export const FIX_ALL_KIND = 'source.fixAll.apidrift';

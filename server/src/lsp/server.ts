@@ -21,7 +21,9 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Engine, type CheckResult, type Position, type Range } from '../engine';
 import { toCodeAction, toDiagnostic } from './convert';
-import { RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
+import { ChangesRequest, type ChangesResult, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
+import { fixAllEdits } from '../engine/fixes';
+import { buildReport, formatReportText } from '../engine/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 
 const DEBOUNCE_MS = 120;
@@ -37,6 +39,8 @@ let engineKey = '';
 let engineError: string | undefined;
 let engineLoading: Promise<void> | undefined;
 let resolvedTargets: string[] = [];
+let resolvedBaseline: string[] = [];
+let indexing: { cancelled: boolean } | undefined;
 
 interface DocState {
   version: number;
@@ -76,7 +80,8 @@ async function loadSettings(): Promise<Settings> {
 /** (Re)opens the engine when the targets changed. */
 async function ensureEngine(): Promise<void> {
   resolvedTargets = settings.targets.map((t) => resolveTargetPath(t, workspaceFolder));
-  const key = JSON.stringify(resolvedTargets);
+  resolvedBaseline = settings.baseline.map((t) => resolveTargetPath(t, workspaceFolder));
+  const key = JSON.stringify([resolvedTargets, resolvedBaseline]);
   if (key === engineKey) return;
   engineKey = key;
   engine = undefined;
@@ -89,18 +94,46 @@ async function ensureEngine(): Promise<void> {
   }
   sendStatus('indexing', `opening ${resolvedTargets.join(', ')}`);
   try {
-    const opened = await Engine.open({ targets: resolvedTargets, wasmDir: __dirname });
+    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, wasmDir: __dirname, indexOnDemand: false });
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
     engine.program.onError = (name, error) => log(`could not read target module ${name}: ${(error as Error).message ?? error}`);
-    log(`target: ${resolvedTargets.join(', ')}`);
-    sendStatus('ready', `target ${resolvedTargets.map((t) => path.basename(t)).join(', ')}`);
+    log(`target: ${resolvedTargets.join(', ')}${resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
+    sendStatus('ready', `target ${resolvedTargets.map((t) => path.basename(t)).join(', ')}${resolvedBaseline.length ? ` (baseline ${resolvedBaseline.map((t) => path.basename(t)).join(', ')})` : ''}`);
+    if (resolvedBaseline.length) void indexInBackground(opened);
   } catch (e) {
     if (engineKey !== key) return;
     engineError = (e as Error).message;
     log(`target error: ${engineError}`);
     sendStatus('error', engineError);
   }
+}
+
+/**
+ * Builds the target's full index (every module, for finding names that moved) off the typing
+ * path, in small slices, with work-done progress; then re-checks the open documents.
+ */
+async function indexInBackground(forEngine: Engine): Promise<void> {
+  if (indexing) indexing.cancelled = true;
+  const token = { cancelled: false };
+  indexing = token;
+  let progress: Awaited<ReturnType<typeof connection.window.createWorkDoneProgress>> | undefined;
+  try {
+    progress = await connection.window.createWorkDoneProgress();
+    progress.begin('apidrift: indexing the target', 0, 'listing modules', false);
+  } catch {
+    progress = undefined; // the client does not show progress
+  }
+  const started = performance.now();
+  const index = await forEngine.program.buildFullIndexAsync(
+    (done, total) => progress?.report(Math.floor((done * 100) / Math.max(total, 1)), `${done}/${total} modules`),
+    () => token.cancelled || engine !== forEngine,
+  );
+  progress?.done();
+  if (indexing === token) indexing = undefined;
+  if (!index || engine !== forEngine) return;
+  log(`full index: ${index.modules.length} modules in ${Math.round(performance.now() - started)} ms`);
+  for (const doc of documents.all()) schedule(doc, 0);
 }
 
 async function reload(): Promise<void> {
@@ -168,7 +201,7 @@ connection.onInitialize((params): InitializeResult => {
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
-      codeActionProvider: { codeActionKinds: ['quickfix'] },
+      codeActionProvider: { codeActionKinds: ['quickfix', FIX_ALL_KIND] },
       hoverProvider: true,
     },
     serverInfo: { name: 'apidrift' },
@@ -183,6 +216,26 @@ connection.onInitialized(() => {
 connection.onDidChangeConfiguration((change) => {
   if (!hasConfigurationCapability) settings = parseSettings((change.settings as { apidrift?: unknown })?.apidrift);
   void reload();
+});
+
+connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
+  if (engineLoading) await engineLoading;
+  if (!engine) return { error: engineError ?? 'no target is set (apidrift.targets)' };
+  if (!engine.baseline) return { error: 'no baseline is set: add the version your code was written for to apidrift.baseline' };
+  const current = engine;
+  const progress = await connection.window.createWorkDoneProgress().catch(() => undefined);
+  progress?.begin('apidrift: comparing versions', 0, '', false);
+  try {
+    await current.baseline!.program.buildFullIndexAsync((d, t) => progress?.report(Math.floor((d * 50) / Math.max(t, 1)), `baseline ${d}/${t}`));
+    await current.program.buildFullIndexAsync((d, t) => progress?.report(50 + Math.floor((d * 50) / Math.max(t, 1)), `target ${d}/${t}`));
+    const report = buildReport(current.baseline!.program, current.program, { baseline: resolvedBaseline.join(', '), target: resolvedTargets.join(', ') });
+    return { text: formatReportText(report) };
+  } catch (e) {
+    log(`report failed: ${(e as Error).stack ?? e}`);
+    return { error: (e as Error).message };
+  } finally {
+    progress?.done();
+  }
 });
 
 connection.onRequest(RecheckRequest, async () => {
@@ -204,6 +257,12 @@ connection.onCodeAction((params: CodeActionParams): CodeAction[] => {
   const doc = documents.get(params.textDocument.uri);
   const state = results.get(params.textDocument.uri);
   if (!doc || !state || state.version !== doc.version) return []; // stale: fixes were computed for another text
+  const only = params.context.only;
+  if (only && only.some((k) => FIX_ALL_KIND.startsWith(k) && k.startsWith('source'))) {
+    const edits = fixAllEdits(state.result.findings.map((f) => f.fixes));
+    if (edits.length === 0) return [];
+    return [{ title: `apidrift: fix all (${edits.length} edits)`, kind: FIX_ALL_KIND, edit: { documentChanges: [{ textDocument: { uri: doc.uri, version: doc.version }, edits }] } }];
+  }
   const actions: CodeAction[] = [];
   for (const f of state.result.findings) {
     if (!overlaps(f.range, params.range)) continue;

@@ -4,17 +4,22 @@ import * as path from 'path';
 export interface Settings {
   /** Target paths as the user wrote them. */
   targets: string[];
+  /** Baseline paths (the version the code was written for). */
+  baseline: string[];
 }
 
-export const DEFAULT_SETTINGS: Settings = { targets: [] };
+export const DEFAULT_SETTINGS: Settings = { targets: [], baseline: [] };
 
 /** The settings keys the server reads; package.json must declare each (a test keeps them in step). */
-export const SETTINGS_KEYS = ['apidrift.targets'] as const;
+export const SETTINGS_KEYS = ['apidrift.targets', 'apidrift.baseline'] as const;
+
+function paths(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string' && t.trim() !== '').map((t) => t.trim()) : [];
+}
 
 export function parseSettings(raw: unknown): Settings {
   const obj = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
-  const targets = Array.isArray(obj.targets) ? obj.targets.filter((t): t is string => typeof t === 'string' && t.trim() !== '') : [];
-  return { targets: targets.map((t) => t.trim()) };
+  return { targets: paths(obj.targets), baseline: paths(obj.baseline) };
 }
 
 /** Resolves `${workspaceFolder}`, `~` and relative paths against the first workspace folder. */

@@ -1,0 +1,66 @@
+/** The language server with a baseline: explanations, moved names after background indexing, fix all, the report. */
+import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'url';
+import { applyEdits, FIXTURES, ROOT } from '../helpers';
+import { TestClient } from './lspClient';
+
+const DRIFT = path.join(FIXTURES, 'drift');
+const TEXT = fs.readFileSync(path.join(DRIFT, 'user.py'), 'utf8');
+
+describe('language server with a baseline', () => {
+  let client: TestClient;
+  const uri = pathToFileURL(path.join(ROOT, 'test', 'fixtures', 'virtual', 'drift_user.py')).href;
+
+  before(async () => {
+    client = new TestClient({ targets: [path.join(DRIFT, 'v2')], baseline: [path.join(DRIFT, 'v1')] });
+    await client.initialize(ROOT);
+    client.open(uri, TEXT, 1);
+  });
+  after(async () => client.shutdown());
+
+  it('explains the findings, and names moved imports once the background index is built', async () => {
+    const diags = await client.waitFor('moved-name explanation', () => {
+      const d = client.diagnostics.get(uri);
+      return d && d.version === 1 && d.diagnostics.some((x) => /moved from `drift\.utils` to `drift\.utils\.math_utils`/.test(x.message)) ? d.diagnostics : undefined;
+    });
+    assert.ok(diags.some((d) => d.code === 'unexpected-keyword' && /keyword `host` was renamed to `address`/.test(d.message)));
+    assert.ok(diags.some((d) => d.code === 'changed-override'));
+    const dep = diags.find((d) => d.code === 'deprecated');
+    assert.ok(dep && dep.severity === 4 && (dep as unknown as { tags?: number[] }).tags?.includes(2));
+    await client.waitFor('index log', () => client.logs.some((l) => /full index: \d+ modules/.test(l)));
+  });
+
+  it('fixes everything that can be fixed without input in one edit', async () => {
+    const actions = (await client.conn.sendRequest('textDocument/codeAction', {
+      textDocument: { uri },
+      range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+      context: { diagnostics: [], only: ['source.fixAll'] },
+    })) as Array<{ kind: string; edit: { documentChanges: Array<{ edits: Parameters<typeof applyEdits>[1] }> } }>;
+    assert.equal(actions.length, 1);
+    assert.equal(actions[0].kind, 'source.fixAll.apidrift');
+    const fixed = applyEdits(TEXT, actions[0].edit.documentChanges[0].edits);
+    assert.ok(fixed.includes('open_port(address="0.0.0.0")'));
+    assert.ok(fixed.includes('Engine(model, block_size=16)'));
+    assert.ok(/from drift\.utils\.math_utils import (cdiv|round_up)/.test(fixed));
+    assert.ok(!fixed.includes('device="cuda"'));
+  });
+
+  it('hovers a changed call with both signatures and the changes', async () => {
+    const line = TEXT.split('\n').findIndex((l) => l.includes('engine = Engine(model)'));
+    const hover = (await client.conn.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line, character: TEXT.split('\n')[line].indexOf('Engine(') + 2 } })) as { contents: { value: string } };
+    assert.match(hover.contents.value, /\*\*baseline\*\*[\s\S]*Engine\(model, block_size=16, seed=0\)/);
+    assert.match(hover.contents.value, /\*\*target\*\*[\s\S]*Engine\(model, block_size, seed=0\)/);
+    assert.match(hover.contents.value, /- `block_size` lost its default/);
+  });
+
+  it('serves the API-change report', async () => {
+    const r = (await client.conn.sendRequest('apidrift/changes')) as { text?: string; error?: string };
+    assert.equal(r.error, undefined);
+    assert.match(r.text ?? '', /^apidrift API changes: /);
+    assert.match(r.text ?? '', /> drift\.utils\.cdiv -> drift\.utils\.math_utils\.cdiv/);
+    assert.match(r.text ?? '', /~ drift\.engine\.Engine\.connect/);
+  });
+});
