@@ -6,7 +6,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { Engine, type Finding, TargetError } from './engine';
+import { defaultCacheDir, Engine, type Finding, TargetError } from './engine';
 import { buildReport, formatReportMarkdown, formatReportText } from './engine/report';
 import { ZipRoot } from './engine/sources/zipRoot';
 
@@ -14,6 +14,7 @@ export const JSON_SCHEMA_VERSION = 1;
 
 const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] PATH...
        apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--format text|json|markdown]
+       apidrift index --target PATH [--format text|json]
 
   check: checks Python files (or folders, recursively, or an archive's members) against the
   target: the source of the library version you are moving to (a folder on the import path,
@@ -23,12 +24,20 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   diff: the API-change report between two versions: removed modules and names, moved names,
   changed signatures grouped by kind. With --uses, only what that code uses, ranked by uses.
 
+  index: builds (or loads from the cache) the full index of a target and reports its size and
+  time: how to warm the cache in CI.
+
+  Targets: a folder, a .whl/.zip archive, or git:REPO@REF (a work tree or a bare repository).
+  Summaries are cached in $XDG_CACHE_HOME/apidrift (default ~/.cache/apidrift); --no-cache
+  bypasses the cache.
+
 exit codes: 0 no findings (hints such as deprecations do not count), 1 findings, 2 usage or target error`;
 
 class UsageError extends Error {}
 
 interface Args {
-  command: 'check' | 'diff';
+  command: 'check' | 'diff' | 'index';
+  noCache: boolean;
   targets: string[];
   baseline: string[];
   format: 'text' | 'json' | 'markdown';
@@ -39,8 +48,8 @@ interface Args {
 
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
-  if (command !== 'check' && command !== 'diff') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [] };
+  if (command !== 'check' && command !== 'diff' && command !== 'index') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
+  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false };
   let collectingUses = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
@@ -51,7 +60,8 @@ function parseArgs(argv: string[]): Args {
     };
     if (a.startsWith('-')) collectingUses = false;
     if (a === '--target' || a.startsWith('--target=')) out.targets.push(value());
-    else if (a === '--baseline' || a.startsWith('--baseline=')) out.baseline.push(value());
+    else if (command !== 'index' && (a === '--baseline' || a.startsWith('--baseline='))) out.baseline.push(value());
+    else if (a === '--no-cache') out.noCache = true;
     else if (command === 'diff' && (a === '--package' || a.startsWith('--package='))) out.package = value();
     else if (command === 'diff' && (a === '--uses' || a.startsWith('--uses='))) {
       out.uses.push(value());
@@ -68,6 +78,7 @@ function parseArgs(argv: string[]): Args {
   }
   if (out.targets.length === 0) throw new UsageError('at least one --target is required');
   if (command === 'check' && out.paths.length === 0) throw new UsageError('no files to check');
+  if (command === 'index' && out.paths.length > 0) throw new UsageError(`unexpected argument '${out.paths[0]}'`);
   if (command === 'diff') {
     if (out.baseline.length === 0) throw new UsageError('diff needs --baseline');
     if (out.paths.length > 0) throw new UsageError(`unexpected argument '${out.paths[0]}' (use --uses for code to rank by)`);
@@ -130,6 +141,20 @@ function progress(io: { stderr: NodeJS.WritableStream }, what: string): (done: n
   };
 }
 
+function finish(engine: Engine, code: number): number {
+  engine.saveCache();
+  return code;
+}
+
+function runIndex(engine: Engine, args: Args, started: number, io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): number {
+  const index = engine.program.buildFullIndex(progress(io, 'indexing modules'));
+  const ms = Math.round(performance.now() - started);
+  const out = { version: JSON_SCHEMA_VERSION, target: engine.program.target.label, modules: index.modules.length, signatures: index.signatures, parsed: engine.program.filesRead.size, fromCache: index.fromCache ? index.modules.length : engine.program.fromCache, ms };
+  if (args.format === 'json') io.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  else io.stdout.write(`${out.target}: ${out.modules} modules, ${out.signatures} signatures (${out.parsed} parsed, ${out.fromCache} from the cache) in ${ms} ms\n`);
+  return 0;
+}
+
 function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): number {
   const base = engine.baseline!;
   let uses: Map<string, number> | undefined;
@@ -190,7 +215,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let engine: Engine;
   let files: string[];
   try {
-    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname });
+    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir() });
+    if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
     files = collectFiles(args.command === 'diff' ? args.uses : args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`));
   } catch (e) {
     if (e instanceof TargetError || e instanceof UsageError) {
@@ -199,7 +225,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     }
     throw e;
   }
-  if (args.command === 'diff') return runDiff(engine, args, files, io);
+  if (args.command === 'diff') return finish(engine, runDiff(engine, args, files, io));
+  if (args.command === 'index') return finish(engine, runIndex(engine, args, started, io));
   const findings: Finding[] = [];
   let callsChecked = 0;
   let callsUnknown = 0;
@@ -255,6 +282,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         `(${callsChecked} calls checked, ${callsUnknown} unknown, ${engine.modulesRead} target modules read, ${ms} ms)\n`,
     );
   }
+  engine.saveCache();
   // hints (deprecations) inform; errors and warnings fail the run
   return findings.some((f) => f.severity === 'error' || f.severity === 'warning') ? 1 : 0;
 }

@@ -5,6 +5,7 @@
 import * as path from 'path';
 import { CancelledError, Checker, type CheckResult, type CrossVersion } from './check';
 import { explainAgainstBaseline } from './explain';
+import { SummaryCache } from './cache';
 import { initParser } from './parser';
 import { Program } from './program';
 import { DirectoryRoot } from './sources/directoryRoot';
@@ -13,6 +14,7 @@ import { Target, TargetError } from './sources/target';
 export { CancelledError, TargetError };
 export type { CheckResult };
 export * from './types';
+export { defaultCacheDir } from './cache';
 
 export interface EngineOptions {
   /** Target paths: folders on the import path, or .whl/.zip archives. */
@@ -24,6 +26,8 @@ export interface EngineOptions {
    * that moved). The CLI says yes; the language server builds it in the background instead.
    */
   indexOnDemand?: boolean;
+  /** Folder of the persistent summary cache; none when absent. */
+  cacheDir?: string;
   /** Folder holding the wasm files, when they ship beside a bundle. */
   wasmDir?: string;
 }
@@ -36,11 +40,14 @@ export class Engine {
   readonly baseline?: { program: Program; checker: Checker };
   private readonly crossVersion?: CrossVersion;
 
-  private constructor(readonly target: Target, baselineTarget: Target | undefined, private readonly indexOnDemand: boolean) {
-    this.program = new Program(target);
+  readonly cache?: SummaryCache;
+
+  private constructor(readonly target: Target, baselineTarget: Target | undefined, private readonly indexOnDemand: boolean, cacheDir?: string) {
+    this.cache = cacheDir ? new SummaryCache(cacheDir) : undefined;
+    this.program = new Program(target, this.cache);
     this.checker = new Checker(this.program);
     if (baselineTarget) {
-      const program = new Program(baselineTarget);
+      const program = new Program(baselineTarget, this.cache);
       this.baseline = { program, checker: new Checker(program) };
       this.crossVersion = {
         baselineHasModule: (name) => program.findModule(name) !== null,
@@ -53,7 +60,7 @@ export class Engine {
   static async open(opts: EngineOptions): Promise<Engine> {
     await initParser(opts.wasmDir);
     const baseline = opts.baseline && opts.baseline.length > 0 ? Target.open(opts.baseline) : undefined;
-    return new Engine(Target.open(opts.targets), baseline, opts.indexOnDemand ?? true);
+    return new Engine(Target.open(opts.targets), baseline, opts.indexOnDemand ?? true, opts.cacheDir);
   }
 
   /**
@@ -112,7 +119,13 @@ export class Engine {
     return undefined;
   }
 
+  /** Writes what the cache learnt (atomically); a no-op without a cache. */
+  saveCache(): void {
+    this.cache?.save();
+  }
+
+  /** Target modules loaded: parsed, or taken from the cache. */
   get modulesRead(): number {
-    return this.program.filesRead.size;
+    return this.program.filesRead.size + this.program.fromCache;
   }
 }

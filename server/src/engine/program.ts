@@ -2,6 +2,7 @@
  * The program: a target's modules, summarised lazily, and name resolution across them
  * (imports, re-exports, star imports, aliases, module `__getattr__`).
  */
+import { CACHE_FORMAT, hashText, type SummaryCache } from './cache';
 import type { ModuleFile, Target } from './sources/target';
 import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from './summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
@@ -49,6 +50,10 @@ export interface IndexEntry {
 
 export interface FullIndex {
   modules: string[];
+  /** Functions, classes and methods summarised. */
+  signatures: number;
+  /** Loaded from the persistent cache rather than built. */
+  fromCache?: boolean;
   /** Module-level definitions by name. */
   definitions: Map<string, IndexEntry[]>;
   ms: number;
@@ -68,7 +73,10 @@ export class Program {
   /** Called when a target module cannot be read or parsed. */
   onError?: (name: string, error: unknown) => void;
 
-  constructor(readonly target: Target) {}
+  /** Summaries taken from the persistent cache instead of being parsed. */
+  fromCache = 0;
+
+  constructor(readonly target: Target, readonly cache?: SummaryCache) {}
 
   /** Every module name the target has (packages, modules and stubs), found by walking its roots. */
   allModules(): string[] {
@@ -113,10 +121,33 @@ export class Program {
     return r.value;
   }
 
+  /** Every module file's identity, to tell whether a saved index still describes the target. */
+  private fileVersions(modules: string[]): Record<string, string> {
+    const versions: Record<string, string> = {};
+    for (const m of modules) {
+      const f = this.target.findModule(m);
+      if (f?.rel) versions[`${f.root.label}\0${f.rel}`] = f.root.fileVersion(f.rel) ?? '';
+    }
+    return versions;
+  }
+
   private *indexSteps(onProgress?: (done: number, total: number) => void): Generator<void, FullIndex, void> {
     const started = performance.now();
     const modules = this.allModules();
+    if (this.cache) {
+      const saved = this.cache.loadIndex(this.target.label);
+      if (saved && saved.modules.length === modules.length && saved.modules.every((m, i) => m === modules[i])) {
+        const now = this.fileVersions(modules);
+        const keys = Object.keys(now);
+        if (keys.length === Object.keys(saved.versions).length && keys.every((k) => saved.versions[k] === now[k])) {
+          onProgress?.(modules.length, modules.length);
+          this.fullIndex = { modules, definitions: new Map(saved.definitions), signatures: saved.signatures, ms: performance.now() - started, fromCache: true };
+          return this.fullIndex;
+        }
+      }
+    }
     const definitions = new Map<string, IndexEntry[]>();
+    let signatures = 0;
     for (let i = 0; i < modules.length; i++) {
       const name = modules[i];
       const s = this.summary(name);
@@ -124,6 +155,7 @@ export class Program {
         for (const [n, bs] of s.bindings) {
           for (const b of bs) {
             if (b.kind !== 'def' && b.kind !== 'class') continue;
+            signatures += 1 + (b.kind === 'class' ? [...b.cls.members.values()].filter((m) => m.some((x) => x.kind === 'def')).length : 0);
             const list = definitions.get(n) ?? [];
             list.push({ module: name, kind: b.kind, line: b.line });
             definitions.set(n, list);
@@ -136,7 +168,8 @@ export class Program {
       }
     }
     onProgress?.(modules.length, modules.length);
-    this.fullIndex = { modules, definitions, ms: performance.now() - started };
+    this.fullIndex = { modules, definitions, signatures, ms: performance.now() - started };
+    this.cache?.saveIndex({ format: CACHE_FORMAT, target: this.target.label, modules, signatures, definitions: [...definitions.entries()], versions: this.fileVersions(modules) });
     return this.fullIndex;
   }
 
@@ -193,11 +226,20 @@ export class Program {
     }
     let summary: ModuleSummary | null = null;
     try {
-      const text = file.root.readText(file.rel);
-      if (text !== undefined) {
-        summary = summarizeModule(text, name, file.isPackage, file.root.displayPath(file.rel));
-        this.filesRead.add(summary.file);
-        this.onRead?.(name, summary.file);
+      const root = file.root;
+      const rel = file.rel;
+      const hit = this.cache?.get(root, rel, version, () => root.readText(rel));
+      if (hit?.summary && hit.summary.name === name) {
+        summary = hit.summary;
+        this.fromCache++;
+      } else {
+        const text = hit ? hit.text : root.readText(rel);
+        if (text !== undefined) {
+          summary = summarizeModule(text, name, file.isPackage, root.displayPath(rel));
+          this.filesRead.add(summary.file);
+          this.onRead?.(name, summary.file);
+          if (this.cache) this.cache.put(root, rel, version, hit?.hash ?? hashText(text), summary);
+        }
       }
     } catch (e) {
       this.onError?.(name, e);

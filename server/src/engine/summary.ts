@@ -4,6 +4,7 @@
  * facts about them that decorator analysis needs. Trees are freed as soon as the summary is made.
  */
 import { parsePython, type Node } from './parser';
+import { skeletonize } from './skeleton';
 import { dotted, type Expr, line1, readParams, statements, stringValue, toExpr, type Param } from './syntax';
 
 export interface FunctionInfo {
@@ -277,12 +278,12 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   const va = params.find((p) => p.kind === 'varargs')?.name;
   const vk = params.find((p) => p.kind === 'varkw')?.name;
   if (va && vk && params.length === 3) {
-    const text = body.text;
+    const text = bodyText(def);
     const call = new RegExp(`\\b(super\\(\\)\\.${name}|type\\.${name}\\(\\s*${params[0].name}\\s*,)\\s*\\(?\\s*\\*${va}\\s*,\\s*\\*\\*${vk}\\s*\\)`);
     const rebinds = new RegExp(`\\b(${va}|${vk})\\s*(=[^=]|\\[|\\.(pop|update|setdefault|clear)\\b)`);
     info.forwardsToSuper = call.test(text) && !rebinds.test(text);
   }
-  if (decorators.length > 0) info.forbidsExtra = /\bextra\s*=\s*["']forbid["']/.test(body.text);
+  if (decorators.length > 0) info.forbidsExtra = /\bextra\s*=\s*["']forbid["']/.test(bodyText(def));
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);
   const first = paramName(params[0]);
@@ -415,9 +416,9 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
     if (def.type === 'function_definition') {
       const decorators = decoratorsOf(s);
       const self = readParams(def.childForFieldName('parameters'))[0]?.name;
-      const bodyText = def.childForFieldName('body')?.text ?? '';
-      if (self) for (const m of bodyText.matchAll(new RegExp(`\\b${self}\\.(\\w+)\\s*(=[^=]|\\+=|-=|:)`, 'g'))) cls.instanceAttrs.add(m[1]);
-      if (/\bsetattr\s*\(|__dict__/.test(bodyText)) cls.instanceAttrs.add('*');
+      const raw = bodyText(def);
+      if (self) for (const m of raw.matchAll(new RegExp(`\\b${self}\\.(\\w+)\\s*(=[^=]|\\+=|-=|:)`, 'g'))) cls.instanceAttrs.add(m[1]);
+      if (/\bsetattr\s*\(|__dict__/.test(raw)) cls.instanceAttrs.add('*');
       if (isOverload(decorators)) continue;
       const fn = functionInfo(def, decorators, true);
       addBinding(cls.members, fn.name, { kind: 'def', fn, conditional, line });
@@ -490,11 +491,27 @@ function branchBlocks(s: Node): Branch[] {
   return out;
 }
 
-export function summarizeModule(text: string, name: string, isPackage: boolean, file: string): ModuleSummary {
-  const tree = parsePython(text);
+/** Original bodies of the functions the skeleton emptied, while a skeleton is summarised. */
+let rawBodies: Map<number, string> | undefined;
+
+/** The text of a function's body: the original one when the skeleton emptied it. */
+function bodyText(def: Node): string {
+  // whole-line comments are dropped: where a body ends among them is a matter of parser taste
+  return (rawBodies?.get(def.startPosition.row) ?? def.childForFieldName('body')?.text ?? '').replace(/^[ \t]*#.*$/gm, '');
+}
+
+/**
+ * Summarises a target module. By default only its skeleton is parsed (function bodies the
+ * summary does not need are emptied first); `full` parses everything, for comparison.
+ */
+export function summarizeModule(text: string, name: string, isPackage: boolean, file: string, full = false): ModuleSummary {
+  const sk = full ? undefined : skeletonize(text);
+  const tree = parsePython(sk ? sk.text : text);
+  rawBodies = sk?.bodies;
   try {
     return summarizeTree(tree.rootNode, text, name, isPackage, file);
   } finally {
+    rawBodies = undefined;
     tree.delete();
   }
 }

@@ -1,5 +1,6 @@
 import * as fs from 'fs';
 import { DirectoryRoot } from './directoryRoot';
+import { GitRoot } from './gitRoot';
 import { type SourceRoot, TargetError } from './sourceRoot';
 import { ZipRoot } from './zipRoot';
 
@@ -20,8 +21,11 @@ export interface ModuleFile {
 
 const COMPILED = /\.(cpython-[^.]*\.so|abi3\.so|so|pyd)$/;
 
-/** Opens one target path given by a user: a folder, or a `.whl` / `.zip` archive. */
+/** Opens one target path given by a user: a folder, a `.whl` / `.zip` archive, or `git:REPO@REF`. */
 export function openRoot(spec: string): SourceRoot {
+  const git = GitRoot.parse(spec);
+  if (git) return new GitRoot(git.repo, git.ref);
+  if (spec.startsWith('git:')) throw new TargetError(`a git target is written git:REPO@REF, not ${spec}`);
   let st: fs.Stats | undefined;
   try {
     st = fs.statSync(spec);

@@ -1,0 +1,109 @@
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import { decodeSource, type SourceRoot, TargetError } from './sourceRoot';
+
+const MAX_BUFFER = 1 << 30;
+
+/**
+ * A git revision read with plumbing, without a checkout: `git:REPO@REF`, where REPO is a work
+ * tree or a bare repository. The tree is listed once; the Python files' contents are read in one
+ * batch the first time any file is needed.
+ */
+export class GitRoot implements SourceRoot {
+  readonly label: string;
+  private readonly blobs = new Map<string, string>();
+  private readonly dirs = new Map<string, Set<string>>();
+  private contents?: Map<string, Buffer>;
+
+  constructor(readonly repo: string, readonly ref: string) {
+    this.label = `git:${repo}@${ref}`;
+    if (!fs.existsSync(repo)) throw new TargetError(`git repository does not exist: ${repo}`);
+    const commit = this.git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+    if (commit.status !== 0) throw new TargetError(`git revision does not exist: ${ref} in ${repo}`);
+    const tree = this.git(['ls-tree', '-r', '-z', '--full-tree', commit.stdout.toString().trim()]);
+    if (tree.status !== 0) throw new TargetError(`cannot list ${this.label}: ${tree.stderr.toString().trim().split('\n')[0]}`);
+    this.dirs.set('', new Set());
+    for (const entry of tree.stdout.toString('utf8').split('\0')) {
+      if (!entry) continue;
+      // "<mode> <type> <object>\t<path>"
+      const tab = entry.indexOf('\t');
+      const [, type, object] = entry.slice(0, tab).split(' ');
+      const path = entry.slice(tab + 1);
+      if (type !== 'blob') continue;
+      this.blobs.set(path, object);
+      const parts = path.split('/');
+      for (let i = 0; i < parts.length; i++) {
+        const parent = parts.slice(0, i).join('/');
+        let set = this.dirs.get(parent);
+        if (!set) this.dirs.set(parent, (set = new Set()));
+        set.add(parts[i]);
+        if (i < parts.length - 1 && !this.dirs.has(parts.slice(0, i + 1).join('/'))) this.dirs.set(parts.slice(0, i + 1).join('/'), new Set());
+      }
+    }
+  }
+
+  /** Parses `git:REPO@REF`; the last `@` separates the revision. */
+  static parse(spec: string): { repo: string; ref: string } | undefined {
+    if (!spec.startsWith('git:')) return undefined;
+    const rest = spec.slice(4);
+    const at = rest.lastIndexOf('@');
+    if (at <= 0 || at === rest.length - 1) return undefined;
+    return { repo: rest.slice(0, at), ref: rest.slice(at + 1) };
+  }
+
+  private git(args: string[], input?: string): { status: number | null; stdout: Buffer; stderr: Buffer } {
+    const r = spawnSync('git', ['-C', this.repo, ...args], { input, maxBuffer: MAX_BUFFER, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    if (r.error) throw new TargetError(`cannot run git for ${this.label}: ${r.error.message}`);
+    return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+  }
+
+  /** Reads every .py/.pyi blob of the revision in one `git cat-file --batch`. */
+  private load(): Map<string, Buffer> {
+    if (this.contents) return this.contents;
+    const paths = [...this.blobs.keys()].filter((p) => /\.pyi?$/.test(p));
+    const r = this.git(['cat-file', '--batch'], paths.map((p) => this.blobs.get(p)).join('\n') + '\n');
+    if (r.status !== 0) throw new TargetError(`cannot read ${this.label}: ${r.stderr.toString().trim().split('\n')[0]}`);
+    const out = r.stdout;
+    const contents = new Map<string, Buffer>();
+    let pos = 0;
+    for (const p of paths) {
+      const nl = out.indexOf(10, pos);
+      const header = out.toString('utf8', pos, nl).split(' ');
+      const size = Number(header[2]);
+      if (header[1] !== 'blob' || !Number.isFinite(size)) throw new TargetError(`cannot read ${p} from ${this.label}`);
+      contents.set(p, out.subarray(nl + 1, nl + 1 + size));
+      pos = nl + 1 + size + 1;
+    }
+    this.contents = contents;
+    return contents;
+  }
+
+  readText(rel: string): string | undefined {
+    if (!this.blobs.has(rel)) return undefined;
+    const b = this.load().get(rel);
+    if (b) return decodeSource(b);
+    const r = this.git(['cat-file', 'blob', this.blobs.get(rel)!]);
+    return r.status === 0 ? decodeSource(r.stdout) : undefined;
+  }
+
+  listDir(rel: string): string[] | undefined {
+    const s = this.dirs.get(rel);
+    return s ? [...s] : undefined;
+  }
+
+  isFile(rel: string): boolean {
+    return this.blobs.has(rel);
+  }
+
+  isDir(rel: string): boolean {
+    return this.dirs.has(rel);
+  }
+
+  fileVersion(rel: string): string | undefined {
+    return this.blobs.get(rel);
+  }
+
+  displayPath(rel: string): string {
+    return `${this.label}:${rel}`;
+  }
+}
