@@ -5,12 +5,16 @@
  * Exit codes: 0 nothing found, 1 findings, 2 usage or target error (one line on stderr).
  */
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { defaultCacheDir, Engine, type Finding, TargetError } from './engine';
 import { buildReport, formatReportMarkdown, formatReportText } from './engine/report';
 import { ZipRoot } from './engine/sources/zipRoot';
 
 export const JSON_SCHEMA_VERSION = 1;
+
+/** Threads for building full indexes: both cores of a small machine, at most four. */
+const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
 
 const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] PATH...
        apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--format text|json|markdown]
@@ -146,8 +150,8 @@ function finish(engine: Engine, code: number): number {
   return code;
 }
 
-function runIndex(engine: Engine, args: Args, started: number, io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): number {
-  const index = engine.program.buildFullIndex(progress(io, 'indexing modules'));
+async function runIndex(engine: Engine, args: Args, started: number, io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number> {
+  const index = await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing modules'));
   const ms = Math.round(performance.now() - started);
   const out = { version: JSON_SCHEMA_VERSION, target: engine.program.target.label, modules: index.modules.length, signatures: index.signatures, parsed: engine.program.filesRead.size, fromCache: index.fromCache ? index.modules.length : engine.program.fromCache, ms };
   if (args.format === 'json') io.stdout.write(JSON.stringify(out, null, 2) + '\n');
@@ -155,8 +159,10 @@ function runIndex(engine: Engine, args: Args, started: number, io: { stdout: Nod
   return 0;
 }
 
-function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): number {
+async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number> {
   const base = engine.baseline!;
+  await base.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the baseline'));
+  await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the target'));
   let uses: Map<string, number> | undefined;
   if (args.uses.length > 0) {
     uses = new Map();
@@ -225,8 +231,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     }
     throw e;
   }
-  if (args.command === 'diff') return finish(engine, runDiff(engine, args, files, io));
-  if (args.command === 'index') return finish(engine, runIndex(engine, args, started, io));
+  if (args.command === 'diff') return finish(engine, await runDiff(engine, args, files, io));
+  if (args.command === 'index') return finish(engine, await runIndex(engine, args, started, io));
   const findings: Finding[] = [];
   let callsChecked = 0;
   let callsUnknown = 0;

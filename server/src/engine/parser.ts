@@ -21,6 +21,8 @@ export const RUNTIME_FILE = 'tree-sitter.wasm';
 
 let ready: Promise<Parser> | undefined;
 let parserInstance: Parser | undefined;
+/** The folder given to `initParser`, for worker threads to load the same wasm files. */
+export let wasmFolder: string | undefined;
 
 export interface WasmLocation {
   runtime: string;
@@ -47,6 +49,7 @@ export function locateWasm(dir?: string): WasmLocation {
 
 export function initParser(dir?: string): Promise<Parser> {
   if (!ready) {
+    wasmFolder = dir;
     ready = (async () => {
       const where = locateWasm(dir);
       await Parser.init({ locateFile: () => where.runtime });

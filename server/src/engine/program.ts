@@ -2,7 +2,11 @@
  * The program: a target's modules, summarised lazily, and name resolution across them
  * (imports, re-exports, star imports, aliases, module `__getattr__`).
  */
+import * as path from 'path';
+import { Worker } from 'worker_threads';
 import { CACHE_FORMAT, hashText, type SummaryCache } from './cache';
+import type { IndexJob } from './indexWorker';
+import { wasmFolder } from './parser';
 import type { ModuleFile, Target } from './sources/target';
 import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from './summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
@@ -106,6 +110,78 @@ export class Program {
     let r = steps.next();
     while (!r.done) r = steps.next();
     return r.value;
+  }
+
+  /**
+   * The same on several threads: the main thread reads files and keeps the cache, worker threads
+   * parse and summarise. Falls back to one thread for small targets or when workers cannot start.
+   */
+  async buildFullIndexParallel(threads: number, onProgress?: (done: number, total: number) => void): Promise<FullIndex> {
+    if (this.fullIndex) return this.fullIndex;
+    const modules = this.allModules();
+    if (threads < 2 || modules.length < 200) return this.buildFullIndex(onProgress);
+    if (this.cache) {
+      const saved = this.cache.loadIndex(this.target.label);
+      if (saved) return this.buildFullIndex(onProgress); // the sequential path knows how to validate and use it
+    }
+    const jobs: Array<{ job: IndexJob; file: ModuleFile; version: string | undefined; hash?: string }> = [];
+    for (const name of modules) {
+      const file = this.target.findModule(name);
+      if (!file || !file.rel) continue;
+      const cached = this.modules.get(name);
+      const version = file.root.fileVersion(file.rel);
+      if (cached && cached.version === version && version !== undefined) continue;
+      const rel = file.rel;
+      const hit = this.cache?.get(file.root, rel, version, () => file.root.readText(rel));
+      if (hit?.summary && hit.summary.name === name) {
+        this.modules.set(name, { version, summary: hit.summary, generation: this.generation });
+        this.fromCache++;
+        continue;
+      }
+      const text = hit ? hit.text : file.root.readText(rel);
+      if (text === undefined) continue;
+      jobs.push({ job: { name, isPackage: file.isPackage, file: file.root.displayPath(rel), text }, file, version, hash: hit?.hash });
+    }
+    let workers: Worker[] = [];
+    try {
+      workers = Array.from({ length: threads }, () => new Worker(path.join(__dirname, 'indexWorker.js'), { workerData: { wasmDir: wasmFolder } }));
+      let next = 0;
+      let done = 0;
+      const BATCH = 24;
+      await Promise.all(
+        workers.map(
+          (w) =>
+            new Promise<void>((resolve, reject) => {
+              const send = (): void => {
+                if (next >= jobs.length) return resolve();
+                const batch = jobs.slice(next, next + BATCH);
+                next += BATCH;
+                w.once('message', (out: Array<ModuleSummary | null>) => {
+                  out.forEach((summary, i) => {
+                    const j = batch[i];
+                    this.modules.set(j.job.name, { version: j.version, summary, generation: this.generation });
+                    if (summary) {
+                      this.filesRead.add(summary.file);
+                      if (this.cache && j.file.rel) this.cache.put(j.file.root, j.file.rel, j.version, j.hash ?? hashText(j.job.text), summary);
+                    }
+                  });
+                  done += batch.length;
+                  onProgress?.(done, jobs.length);
+                  send();
+                });
+                w.postMessage(batch.map((b) => b.job));
+              };
+              w.once('error', reject);
+              send();
+            }),
+        ),
+      );
+    } catch (e) {
+      this.onError?.('(index workers)', e);
+    } finally {
+      await Promise.all(workers.map((w) => w.terminate()));
+    }
+    return this.buildFullIndex(onProgress); // everything is summarised now: this only gathers
   }
 
   /** The same, yielding to the event loop every few modules so that requests are still served. */

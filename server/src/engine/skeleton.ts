@@ -7,8 +7,8 @@
 
 export interface Skeleton {
   text: string;
-  /** Original body text of each emptied function, by the 0-based row of its `def` line. */
-  bodies: Map<number, string>;
+  /** Original body text of each emptied function, by the 0-based row of its `def` line (built when asked for). */
+  bodies: { get(row: number): string | undefined };
   /** Share of the characters kept, for measurements. */
   kept: number;
 }
@@ -88,22 +88,27 @@ function logicalLines(lines: string[]): Logical[] | undefined {
 const DEF = /^(async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
 
 /** Bodies the summary parses: decorator factories, module __getattr__, deprecations, `return <first param>`. */
-function bodyMatters(name: string, header: string, body: string): boolean {
-  if (name === '__getattr__') return true;
-  if (/^\s*(async\s+)?def\s/m.test(body)) return true;
-  if (/\bwarn\s*\(/.test(body)) return true;
+function bodyMatters(name: string, header: string, heads: string[], bodyHasWarn: boolean): boolean {
+  if (name === '__getattr__' || bodyHasWarn) return true;
   const first = /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/.exec(header)?.[1];
-  return !!first && new RegExp(`\\breturn\\s+${first}\\s*(#.*)?$`, 'm').test(body);
+  for (const h of heads) {
+    if (h.startsWith('def ') || h.startsWith('async def ')) return true;
+    if (first && h.startsWith('return') && new RegExp(`^return\\s+${first}\\s*(#.*)?\\r?$`).test(h)) return true;
+  }
+  return false;
 }
 
 export function skeletonize(text: string): Skeleton {
-  const lines = text.split('\n');
+  const original = text.split('\n');
+  const lines = original.slice();
   const logical = logicalLines(lines);
-  const bodies = new Map<number, string>();
+  const ranges = new Map<number, [number, number]>();
+  const bodies = { get: (row: number): string | undefined => ((r) => (r ? original.slice(r[0], r[1] + 1).join('\n') : undefined))(ranges.get(row)) };
   if (!logical) return { text, bodies, kept: 1 };
   const blank = new Uint8Array(lines.length);
   for (let k = 0; k < logical.length; k++) {
     const l = logical[k];
+    if (!(l.head.startsWith('def') || l.head.startsWith('async'))) continue;
     const m = DEF.exec(l.head);
     if (!m) continue;
     // the header ends with ':' on its last line; code after it means a one-line body
@@ -114,13 +119,16 @@ export function skeletonize(text: string): Skeleton {
     if (j === k + 1) continue;
     const first = logical[k + 1].start;
     const last = logical[j - 1].end;
-    const body = lines.slice(first, last + 1).join('\n');
-    const header = lines.slice(l.start, l.end + 1).join('\n');
-    if (bodyMatters(m[2], header, body)) {
+    const heads: string[] = [];
+    let warn = false;
+    for (let q = k + 1; q < j; q++) heads.push(logical[q].head);
+    for (let r = first; r <= last && !warn; r++) if (lines[r].includes('warn')) warn = /\bwarn\s*\(/.test(lines[r]);
+    const header = l.start === l.end ? lines[l.start] : lines.slice(l.start, l.end + 1).join('\n');
+    if (bodyMatters(m[2], header, heads, warn)) {
       k = j - 1; // functions nested in a body the summary reads stay whole
       continue;
     }
-    bodies.set(l.start, body);
+    ranges.set(l.start, [first, last]);
     for (let r = first + 1; r <= last; r++) blank[r] = 1;
     const indent = /^[ \t]*/.exec(lines[first])![0];
     lines[first] = `${indent}...`;

@@ -492,7 +492,7 @@ function branchBlocks(s: Node): Branch[] {
 }
 
 /** Original bodies of the functions the skeleton emptied, while a skeleton is summarised. */
-let rawBodies: Map<number, string> | undefined;
+let rawBodies: { get(row: number): string | undefined } | undefined;
 
 /** The text of a function's body: the original one when the skeleton emptied it. */
 function bodyText(def: Node): string {
