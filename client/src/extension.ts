@@ -9,6 +9,22 @@ import { type Status, StatusBar } from './statusBar';
 
 let client: LanguageClient | undefined;
 
+/** The interpreter chosen in the Python extension, through its public API, when it is installed. */
+async function pythonInterpreter(): Promise<{ path?: string; onChange?: (listener: () => void) => vscode.Disposable }> {
+  const ext = vscode.extensions.getExtension('ms-python.python');
+  if (!ext) return {};
+  try {
+    const api = (ext.isActive ? ext.exports : await ext.activate()) as {
+      environments?: { getActiveEnvironmentPath(): { path: string }; onDidChangeActiveEnvironmentPath(l: () => void): vscode.Disposable };
+    };
+    const envs = api?.environments;
+    if (!envs) return {};
+    return { path: envs.getActiveEnvironmentPath()?.path, onChange: (l) => envs.onDidChangeActiveEnvironmentPath(l) };
+  } catch {
+    return {};
+  }
+}
+
 interface InsertSnippetArgs {
   uri: string;
   version: number;
@@ -43,7 +59,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
     ],
     synchronize: { configurationSection: 'apidrift' },
     outputChannel: output,
-    initializationOptions: { settings: vscode.workspace.getConfiguration('apidrift') },
+    initializationOptions: { settings: vscode.workspace.getConfiguration('apidrift'), environment: { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted } },
   };
   client = new LanguageClient('apidrift', 'apidrift', serverOptions, clientOptions);
   context.subscriptions.push(
@@ -60,6 +76,31 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
     vscode.commands.registerCommand('apidrift.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('apidrift.fixAll', async () => {
       await vscode.commands.executeCommand('editor.action.sourceAction', { kind: 'source.fixAll.apidrift', apply: 'first' });
+    }),
+    vscode.commands.registerCommand('apidrift.selectTarget', async () => {
+      const detected = client ? await client.sendRequest<Array<{ label: string; sitePackages: string }>>('apidrift/detectTargets').catch(() => []) : [];
+      type Item = vscode.QuickPickItem & { action: () => Promise<string | undefined> };
+      const items: Item[] = [
+        ...detected.map((d) => ({ label: `$(vm) ${d.sitePackages}`, description: d.label, action: async () => d.sitePackages })),
+        {
+          label: '$(folder) Choose a folder…',
+          description: 'a site-packages folder or a source checkout',
+          action: async () => (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Use as target' }))?.[0]?.fsPath,
+        },
+        {
+          label: '$(file-zip) Choose a wheel or zip archive…',
+          action: async () => (await vscode.window.showOpenDialog({ canSelectFiles: true, filters: { 'Python archives': ['whl', 'zip'] }, openLabel: 'Use as target' }))?.[0]?.fsPath,
+        },
+        {
+          label: '$(git-commit) Enter a git revision…',
+          description: 'git:REPO@REF',
+          action: async () => vscode.window.showInputBox({ prompt: 'A repository folder (work tree or bare) and a revision', placeHolder: 'git:/path/to/repo@v0.16.0', validateInput: (v) => (/^git:.+@.+$/.test(v) ? undefined : 'write git:REPO@REF') }),
+        },
+      ];
+      const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Check against which version of the library?' });
+      const target = pick ? await pick.action() : undefined;
+      if (!target) return;
+      await vscode.workspace.getConfiguration('apidrift').update('targets', [target], vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
     }),
     vscode.commands.registerCommand('apidrift.showChanges', async () => {
       if (!client) return;
@@ -90,6 +131,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
 
   context.subscriptions.push(client.onNotification('apidrift/status', (s: Status) => status.update(s)));
   await client.start();
+  const sendEnvironment = async (): Promise<void> => {
+    await client?.sendNotification('apidrift/environment', { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted });
+  };
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void sendEnvironment()));
+  const py = await pythonInterpreter();
+  if (py.onChange) context.subscriptions.push(py.onChange(() => void sendEnvironment()));
   return { status: () => status.current, client: () => client };
 }
 

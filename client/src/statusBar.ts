@@ -16,7 +16,7 @@ export class StatusBar implements vscode.Disposable {
   constructor() {
     this.item = vscode.window.createStatusBarItem('apidrift.status', vscode.StatusBarAlignment.Right, 100);
     this.item.name = 'apidrift';
-    this.item.command = 'apidrift.showOutput';
+    this.item.command = 'apidrift.selectTarget';
     this.update(this.current);
     this.item.show();
   }

@@ -30,3 +30,13 @@ export interface ChangesResult {
 }
 
 export const FIX_ALL_KIND = 'source.fixAll.apidrift';
+
+/** Client → server: the workspace's Python environment as the Python extension reports it, and workspace trust. */
+export const EnvironmentNotification = 'apidrift/environment';
+export interface EnvironmentParams {
+  interpreter?: string;
+  trusted: boolean;
+}
+
+/** Server → client: the environments found for `apidrift.selectTarget`. */
+export const DetectRequest = 'apidrift/detectTargets';

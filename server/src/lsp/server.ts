@@ -21,7 +21,8 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Engine, type CheckResult, type Position, type Range } from '../engine';
 import { toCodeAction, toDiagnostic } from './convert';
-import { ChangesRequest, type ChangesResult, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
+import { detectEnvironments } from './detect';
+import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
 import { fixAllEdits } from '../engine/fixes';
 import { buildReport, formatReportText } from '../engine/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
@@ -41,6 +42,10 @@ let engineLoading: Promise<void> | undefined;
 let resolvedTargets: string[] = [];
 let resolvedBaseline: string[] = [];
 let indexing: { cancelled: boolean } | undefined;
+let environment: EnvironmentParams = { trusted: true };
+let targetOrigin = '';
+let watchers: fs.FSWatcher[] = [];
+let watchTimer: NodeJS.Timeout | undefined;
 
 interface DocState {
   version: number;
@@ -78,17 +83,60 @@ async function loadSettings(): Promise<Settings> {
 }
 
 /** (Re)opens the engine when the targets changed. */
+function detected(): ReturnType<typeof detectEnvironments> {
+  // in an untrusted workspace nothing of the workspace's own choosing is used
+  if (!environment.trusted) return [];
+  return detectEnvironments({ workspaceFolder, interpreter: environment.interpreter, virtualEnv: process.env.VIRTUAL_ENV });
+}
+
+/** Notices a target that changes on disk (a `pip install -U` in the environment) and re-checks. */
+function watchTargets(paths: string[]): void {
+  for (const w of watchers) w.close();
+  watchers = [];
+  for (const p of paths) {
+    try {
+      if (!fs.statSync(p).isDirectory()) continue;
+      const w = fs.watch(p, { recursive: true }, (_event, file) => {
+        if (file && !/\.pyi?$|(^|[\\/])[^.\\/]+$/.test(String(file))) return;
+        clearTimeout(watchTimer);
+        watchTimer = setTimeout(() => {
+          if (!engine) return;
+          log(`target changed on disk (${file ?? p}): re-indexing`);
+          engine.program.invalidateIndex();
+          engine.baseline?.program.invalidateIndex();
+          sendStatus('ready', 'target changed on disk: re-checked');
+          if (resolvedBaseline.length) void indexInBackground(engine);
+          for (const doc of documents.all()) schedule(doc, 0);
+        }, 500);
+      });
+      w.on('error', () => undefined);
+      watchers.push(w);
+    } catch (e) {
+      log(`cannot watch ${p} for changes: ${(e as Error).message}`);
+    }
+  }
+}
+
 async function ensureEngine(): Promise<void> {
   resolvedTargets = settings.targets.map((t) => resolveTargetPath(t, workspaceFolder));
   resolvedBaseline = settings.baseline.map((t) => resolveTargetPath(t, workspaceFolder));
+  targetOrigin = 'apidrift.targets';
+  if (resolvedTargets.length === 0) {
+    const env = detected()[0];
+    if (env) {
+      resolvedTargets = [env.sitePackages];
+      targetOrigin = `auto-detected: ${env.label}`;
+    }
+  }
   const key = JSON.stringify([resolvedTargets, resolvedBaseline]);
   if (key === engineKey) return;
   engineKey = key;
   engine = undefined;
   engineError = undefined;
   results.clear();
+  watchTargets([...resolvedTargets, ...resolvedBaseline]);
   if (resolvedTargets.length === 0) {
-    sendStatus('idle', 'no target set: add folders or archives to the apidrift.targets setting');
+    sendStatus('idle', 'no target set: add folders or archives to the apidrift.targets setting, or create a .venv');
     log('no target configured (apidrift.targets is empty)');
     return;
   }
@@ -99,7 +147,7 @@ async function ensureEngine(): Promise<void> {
     engine = opened;
     engine.program.onError = (name, error) => log(`could not read target module ${name}: ${(error as Error).message ?? error}`);
     log(`target: ${resolvedTargets.join(', ')}${resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
-    sendStatus('ready', `target ${resolvedTargets.map((t) => path.basename(t)).join(', ')}${resolvedBaseline.length ? ` (baseline ${resolvedBaseline.map((t) => path.basename(t)).join(', ')})` : ''}`);
+    sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : ''}`);
     if (resolvedBaseline.length) void indexInBackground(opened);
   } catch (e) {
     if (engineKey !== key) return;
@@ -196,8 +244,9 @@ connection.onInitialize((params): InitializeResult => {
   const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   workspaceFolder = folder ? uriToPath(folder) : undefined;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
-  const init = params.initializationOptions as { settings?: unknown } | undefined;
+  const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams } | undefined;
   if (init?.settings) settings = parseSettings(init.settings);
+  if (init?.environment) environment = init.environment;
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -237,6 +286,17 @@ connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
     progress?.done();
   }
 });
+
+connection.onNotification(EnvironmentNotification, (p: EnvironmentParams) => {
+  const changed = p.interpreter !== environment.interpreter || p.trusted !== environment.trusted;
+  environment = p;
+  if (changed) {
+    engineKey = '';
+    void reload();
+  }
+});
+
+connection.onRequest(DetectRequest, () => detected());
 
 connection.onRequest(RecheckRequest, async () => {
   engineKey = ''; // reopen the target: picks up changes on disk and clears every cache

@@ -1,0 +1,58 @@
+/** Without apidrift.targets: the workspace's environment is found; a target that changes on disk is re-checked. */
+import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { after, before, describe, it } from 'node:test';
+import { pathToFileURL } from 'url';
+import { tempTree } from '../helpers';
+import { TestClient } from './lspClient';
+
+describe('environment detection and target changes', () => {
+  let ws: string;
+  let client: TestClient;
+  let uri: string;
+  const core = (): string => path.join(ws, '.venv', 'lib', 'python3.12', 'site-packages', 'mylib', 'core.py');
+
+  before(async () => {
+    ws = tempTree({
+      '.venv/lib/python3.12/site-packages/mylib/__init__.py': '',
+      '.venv/lib/python3.12/site-packages/mylib/core.py': 'def connect(host, port=80):\n    pass\n',
+      'app.py': 'from mylib.core import connect\nconnect("h", 1, 2)\n',
+    });
+    uri = pathToFileURL(path.join(ws, 'app.py')).href;
+    client = new TestClient({ targets: [] });
+    await client.initialize(ws);
+  });
+  after(async () => {
+    await client.shutdown();
+    fs.rmSync(ws, { recursive: true, force: true });
+  });
+
+  it('uses the site-packages of the workspace .venv when no target is set', async () => {
+    const st = await client.waitFor('ready', () => client.statuses.find((s) => s.state === 'ready'));
+    assert.match(st.message, /auto-detected: \.venv in the workspace/);
+    assert.ok(st.targets[0].endsWith(path.join('python3.12', 'site-packages')));
+    client.open(uri, fs.readFileSync(path.join(ws, 'app.py'), 'utf8'), 1);
+    const d = await client.diagnosticsFor(uri, 1);
+    assert.deepEqual(d.map((x) => x.code), ['too-many-positional']);
+  });
+
+  it('re-checks open files when the environment changes on disk', async () => {
+    // an upgrade: connect now takes a third parameter, so the call binds
+    fs.writeFileSync(core(), 'def connect(host, port=80, timeout=None):\n    pass\n');
+    const later = new Date(Date.now() + 3000);
+    fs.utimesSync(core(), later, later);
+    await client.waitFor('diagnostics to clear', () => {
+      const d = client.diagnostics.get(uri);
+      return d && d.diagnostics.length === 0;
+    });
+    assert.ok(client.logs.some((l) => /target changed on disk/.test(l)));
+  });
+
+  it('ignores the workspace environment while the workspace is untrusted', async () => {
+    const before = client.statuses.length;
+    void client.conn.sendNotification('apidrift/environment', { trusted: false });
+    const st = await client.waitFor('idle status', () => client.statuses.slice(before).find((s) => s.state === 'idle'));
+    assert.match(st.message, /no target set/);
+  });
+});
