@@ -59,7 +59,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
     ],
     synchronize: { configurationSection: 'apidrift' },
     outputChannel: output,
-    initializationOptions: { settings: vscode.workspace.getConfiguration('apidrift'), environment: { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted } },
+    initializationOptions: {
+      settings: vscode.workspace.getConfiguration('apidrift'),
+      environment: { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted },
+      cacheDir: context.globalStorageUri.fsPath,
+    },
   };
   client = new LanguageClient('apidrift', 'apidrift', serverOptions, clientOptions);
   context.subscriptions.push(

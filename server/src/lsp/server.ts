@@ -43,6 +43,14 @@ let resolvedTargets: string[] = [];
 let resolvedBaseline: string[] = [];
 let indexing: { cancelled: boolean } | undefined;
 let environment: EnvironmentParams = { trusted: true };
+let cacheDir: string | undefined;
+let saveTimer: NodeJS.Timeout | undefined;
+
+/** Writes the summary cache a little after the last change to it. */
+function saveCacheSoon(): void {
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(() => engine?.saveCache(), 2000);
+}
 let targetOrigin = '';
 let watchers: fs.FSWatcher[] = [];
 let watchTimer: NodeJS.Timeout | undefined;
@@ -142,7 +150,8 @@ async function ensureEngine(): Promise<void> {
   }
   sendStatus('indexing', `opening ${resolvedTargets.join(', ')}`);
   try {
-    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, wasmDir: __dirname, indexOnDemand: false });
+    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, wasmDir: __dirname, indexOnDemand: false, cacheDir });
+    if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
     engine.program.onError = (name, error) => log(`could not read target module ${name}: ${(error as Error).message ?? error}`);
@@ -180,7 +189,8 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
   progress?.done();
   if (indexing === token) indexing = undefined;
   if (!index || engine !== forEngine) return;
-  log(`full index: ${index.modules.length} modules in ${Math.round(performance.now() - started)} ms`);
+  log(`full index: ${index.modules.length} modules in ${Math.round(performance.now() - started)} ms${index.fromCache ? ' (from the cache)' : ''}`);
+  saveCacheSoon();
   for (const doc of documents.all()) schedule(doc, 0);
 }
 
@@ -226,6 +236,7 @@ async function validate(uri: string, version: number): Promise<void> {
   }
   if (documents.get(uri)?.version !== version) return; // a newer version is on its way
   results.set(uri, { version, result });
+  if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });
   log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${Math.round(performance.now() - started)} ms`);
 }
@@ -244,7 +255,8 @@ connection.onInitialize((params): InitializeResult => {
   const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   workspaceFolder = folder ? uriToPath(folder) : undefined;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
-  const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams } | undefined;
+  const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string } | undefined;
+  cacheDir = typeof init?.cacheDir === 'string' ? path.join(init.cacheDir, 'cache') : undefined;
   if (init?.settings) settings = parseSettings(init.settings);
   if (init?.environment) environment = init.environment;
   return {
