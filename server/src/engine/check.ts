@@ -6,7 +6,8 @@
 import { bindCall, type BindError, type CallArg } from './bind';
 import { type Access, Callables, type CallSpec, type Sig, sigText } from './callables';
 import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
-import { parsePython, type Node } from './parser';
+import type { Node } from './parser';
+import { parseRecovering } from './recover';
 import { GENERATED, type Program, type Value } from './program';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo } from './summary';
 import { readParams, stringValue } from './syntax';
@@ -158,9 +159,10 @@ export class Checker {
   }
 
   check(text: string, opts: CheckOptions): CheckResult {
-    const tree = parsePython(text);
+    // broken statements are set aside so that the rest of the file is checked as usual
+    const { tree, text: checked } = parseRecovering(text);
     try {
-      return new FileCheck(this, tree.rootNode, text, opts).run();
+      return new FileCheck(this, tree.rootNode, checked, opts).run();
     } finally {
       tree.delete();
     }
@@ -677,6 +679,12 @@ class FileCheck {
     if (!list) return undefined;
     if (list.type === 'generator_expression') return { args: [{ kind: 'positional', index: 0 }], nodes: [list] };
     const nodes = list.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    // `f(a=1, x)` and `f(**k, x)` are syntax errors in Python although tree-sitter accepts them
+    let sawKeyword = false;
+    for (const n of nodes) {
+      if (n.type === 'keyword_argument' || n.type === 'dictionary_splat') sawKeyword = true;
+      else if (sawKeyword && n.type !== 'list_splat') return undefined;
+    }
     const args: CallArg[] = [];
     nodes.forEach((n, index) => {
       if (n.type === 'keyword_argument') {
