@@ -123,6 +123,8 @@ export function collectFiles(paths: string[], warn: (msg: string) => void): stri
         if (e.startsWith('.') || e === '__pycache__' || e === 'node_modules') continue;
         visit(path.join(p, e), false);
       }
+    } else if (!st.isFile()) {
+      warn(`skipped ${p}: not a regular file`);
     } else if (top || /\.pyi?$/.test(p)) {
       files.push(p);
     }
@@ -218,11 +220,18 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     return 2;
   }
   const started = performance.now();
+  let targetErrors = 0;
   let engine: Engine;
   let files: string[];
   try {
     engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir() });
     if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
+    for (const p of [engine.program, engine.baseline?.program]) {
+      if (p) p.onError = (name, error) => {
+        targetErrors++;
+        io.stderr.write(`apidrift: cannot read target module ${name}: ${(error as Error).message ?? error}\n`);
+      };
+    }
     files = collectFiles(args.command === 'diff' ? args.uses : args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`));
   } catch (e) {
     if (e instanceof TargetError || e instanceof UsageError) {
@@ -256,7 +265,14 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   for (const { file, text: given, module } of inputs) {
     const text = given ?? readSource(file, (m) => io.stderr.write(`apidrift: ${m}\n`));
     if (text === undefined) continue;
-    const r = engine.check(text, file, undefined, module);
+    let r: ReturnType<Engine['check']>;
+    try {
+      r = engine.check(text, file, undefined, module);
+    } catch (e) {
+      io.stderr.write(`apidrift: skipped ${file}: could not check it (${(e as Error).message})\n`);
+      continue;
+    }
+    for (const why of r.skipped) io.stderr.write(`apidrift: skipped part of ${file}: ${why}\n`);
     findings.push(...r.findings);
     callsChecked += r.callsChecked;
     callsUnknown += r.callsUnknown;
@@ -289,6 +305,11 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     );
   }
   engine.saveCache();
+  // a target that could not be read in full gives no all-clear
+  if (targetErrors > 0) {
+    io.stderr.write(`apidrift: ${targetErrors} target module${targetErrors === 1 ? '' : 's'} could not be read: the results are incomplete\n`);
+    return 2;
+  }
   // hints (deprecations) inform; errors and warnings fail the run
   return findings.some((f) => f.severity === 'error' || f.severity === 'warning') ? 1 : 0;
 }

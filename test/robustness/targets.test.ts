@@ -4,13 +4,14 @@
  * status with the reason and logs it, and never claims `ready` for such a target.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'url';
 import { ROOT, stdlibZip } from '../helpers';
 import { TestClient } from '../server/lspClient';
-import { removeTree, runCli, tempDir, VLLM, VLLM_TEXT, VLLM_USER } from './util';
+import { isAlive, removeTree, runCli, sleep, tempDir, VLLM, VLLM_TEXT, VLLM_USER } from './util';
 
 let dir: string;
 const bad: Array<{ what: string; target: string; reason: RegExp }> = [];
@@ -166,6 +167,35 @@ describe('bad targets in the language server', () => {
       console.log(`target deleted, recheck answered ${JSON.stringify(answer)}, status: ${st.state} "${st.message}"`);
       assert.equal(answer.state, 'error');
       assert.match(st.message, /target path does not exist/);
+    } finally {
+      await client.shutdown();
+    }
+  });
+
+  it('a target folder with a symlink loop, a dangling link and a FIFO: ready, checks, and keeps watching', { timeout: 60_000 }, async () => {
+    const copy = path.join(dir, 'vllm-loopy');
+    fs.cpSync(path.join(VLLM, 'new'), copy, { recursive: true });
+    fs.symlinkSync('..', path.join(copy, 'vllm', 'loop')); // a folder link to its parent
+    fs.symlinkSync('.', path.join(copy, 'vllm', 'v1', 'self'));
+    fs.symlinkSync(path.join(copy, 'nowhere'), path.join(copy, 'vllm', 'dangling.py'));
+    spawnSync('mkfifo', [path.join(copy, 'vllm', 'pipe.py')]);
+    const client = new TestClient({ targets: [copy] });
+    const uri = pathToFileURL(VLLM_USER).href;
+    try {
+      const t0 = Date.now();
+      await client.initialize(ROOT);
+      const st = await client.waitFor('a status', () => client.statuses.find((s) => s.state === 'ready' || s.state === 'error'), 30_000);
+      client.open(uri, VLLM_TEXT, 1);
+      const diags = await client.diagnosticsFor(uri, 1);
+      // a change on disk under the loop is noticed without the watcher running away
+      fs.writeFileSync(path.join(copy, 'vllm', 'touched.py'), 'x = 1\n');
+      await sleep(1500);
+      const alive = isAlive(client.proc.pid!);
+      console.log(`loopy target: ${st.state} after ${Date.now() - t0} ms, ${diags.length} diagnostics, server alive after a change on disk: ${alive}; errors: ${client.logs.filter((l) => /error/i.test(l)).length}`);
+      assert.equal(st.state, 'ready');
+      assert.equal(diags.length, 3);
+      assert.ok(alive);
+      assert.ok(!client.logs.some((l) => /uncaught error/.test(l)), client.logs.filter((l) => /uncaught/.test(l)).join('\n'));
     } finally {
       await client.shutdown();
     }

@@ -54,6 +54,8 @@ export interface CheckResult {
   callsChecked: number;
   callsUnknown: number;
   overrides: OverrideInfo[];
+  /** Parts of the file left unchecked, and why. */
+  skipped: string[];
 }
 
 export class CancelledError extends Error {
@@ -89,11 +91,8 @@ function rangeOf(n: Node): Range {
   return { start: { line: n.startPosition.row, character: n.startPosition.column }, end: { line: n.endPosition.row, character: n.endPosition.column } };
 }
 
-function insideErrorRegion(n: Node): boolean {
-  if (n.hasError) return true;
-  for (let p: Node | null = n.parent; p; p = p.parent) if (p.isError || p.isMissing) return true;
-  return false;
-}
+/** Deeper than this, a tree is not walked (CPython rejects far shallower nesting). */
+const MAX_VISIT_DEPTH = 1500;
 
 const HANDLES_IMPORT_ERROR = /^(ImportError|ModuleNotFoundError|Exception|BaseException)$/;
 const HANDLES_ATTRIBUTE_ERROR = /^(AttributeError|Exception|BaseException)$/;
@@ -198,7 +197,8 @@ class FileCheck {
     }
     const findings = this.findings.filter((f) => !suppressed(this.lines[f.range.start.line] ?? '', f.code));
     findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
-    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, overrides: this.overrides };
+    const skipped = this.tooDeep ? [`parts nested deeper than ${MAX_VISIT_DEPTH} levels were not checked`] : [];
+    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, overrides: this.overrides, skipped };
   }
 
   private tick(): void {
@@ -207,8 +207,28 @@ class FileCheck {
 
   // ---- traversal ----
 
-  private visit(node: Node, scope: Scope): void {
+  /** Set while visiting the inside of an ERROR or MISSING node: nothing there is reported. */
+  private inError = false;
+  /** Some part of the file was nested too deeply to be looked at. */
+  private tooDeep = false;
+
+  private visit(node: Node, scope: Scope, depth = 0): void {
     this.tick();
+    // Python itself refuses such depths; deeper parts of a tree are not looked at
+    if (depth > MAX_VISIT_DEPTH) {
+      this.tooDeep = true;
+      return;
+    }
+    const wasInError = this.inError;
+    if (node.isError || node.isMissing) this.inError = true;
+    try {
+      this.visitNode(node, scope, depth);
+    } finally {
+      this.inError = wasInError;
+    }
+  }
+
+  private visitNode(node: Node, scope: Scope, depth: number): void {
     let inner = scope;
     switch (node.type) {
       case 'function_definition':
@@ -242,16 +262,16 @@ class FileCheck {
       // defaults, decorators and annotations are evaluated in the enclosing scope
       for (const c of node.namedChildren) {
         if (!c) continue;
-        if (c.type === 'block' || (node.type === 'lambda' && c.id === node.childForFieldName('body')?.id)) this.visit(c, inner);
-        else this.visit(c, scope);
+        if (c.type === 'block' || (node.type === 'lambda' && c.id === node.childForFieldName('body')?.id)) this.visit(c, inner, depth + 1);
+        else this.visit(c, scope, depth + 1);
       }
       return;
     }
     if (node.type === 'class_definition') {
-      for (const c of node.namedChildren) if (c) this.visit(c, c.type === 'block' ? inner : scope);
+      for (const c of node.namedChildren) if (c) this.visit(c, c.type === 'block' ? inner : scope, depth + 1);
       return;
     }
-    for (const c of node.namedChildren) if (c) this.visit(c, inner);
+    for (const c of node.namedChildren) if (c) this.visit(c, inner, depth + 1);
   }
 
   /** Methods of a user class that override a method of a target class (compared across versions). */
@@ -491,7 +511,7 @@ class FileCheck {
   // ---- imports ----
 
   private checkImport(node: Node): void {
-    if (underTypeChecking(node) || insideErrorRegion(node)) return;
+    if (this.inError || node.hasError || underTypeChecking(node)) return;
     const guarded = guardedBy(node, HANDLES_IMPORT_ERROR);
     if (node.type === 'import_statement') {
       for (const c of node.namedChildren) {
@@ -604,7 +624,7 @@ class FileCheck {
     const obj = node.childForFieldName('object');
     const attr = node.childForFieldName('attribute');
     if (!obj || !attr || (obj.type !== 'identifier' && obj.type !== 'attribute')) return;
-    if (insideErrorRegion(node)) return;
+    if (this.inError || node.hasError) return;
     const base = this.valueOfExpr(obj, scope);
     if (!base || base.kind !== 'module') return;
     const v = this.program.resolveMember(base.name, attr.text);
@@ -708,7 +728,7 @@ class FileCheck {
 
   private checkCall(call: Node, scope: Scope): void {
     const fn = call.childForFieldName('function');
-    if (!fn || insideErrorRegion(call)) return;
+    if (!fn || this.inError || call.hasError) return;
     const resolved = this.calleeSpec(fn, scope);
     if (!resolved) return;
     const { spec } = resolved;

@@ -66,7 +66,10 @@ export function initParser(dir?: string): Promise<Parser> {
 /** Parses Python source; `initParser` must have completed. The caller deletes the tree. */
 export function parsePython(text: string): Tree {
   if (!parserInstance) throw new Error('parser not initialised: await initParser() first');
-  const tree = parserInstance.parse(text);
+  // Python and editors break lines at a lone CR, and read NUL inside strings; tree-sitter does
+  // neither. Same-length substitutes keep every position valid.
+  const clean = /[\r\0]/.test(text) ? text.replace(/\r(?!\n)/g, '\n').replace(/\0/g, '\uFFFD') : text;
+  const tree = parserInstance.parse(clean);
   if (!tree) throw new Error('tree-sitter returned no tree');
   return tree;
 }

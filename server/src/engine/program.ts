@@ -310,6 +310,7 @@ export class Program {
         this.fromCache++;
       } else {
         const text = hit ? hit.text : root.readText(rel);
+        if (text === undefined) this.onError?.(name, new Error(`${root.displayPath(rel)} cannot be read`));
         if (text !== undefined) {
           summary = summarizeModule(text, name, file.isPackage, root.displayPath(rel));
           this.filesRead.add(summary.file);

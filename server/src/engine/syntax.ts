@@ -62,8 +62,9 @@ export function stringValue(node: Node): string | undefined {
   return out;
 }
 
-export function toExpr(node: Node | null): Expr {
+export function toExpr(node: Node | null, depth = 0): Expr {
   if (!node) return { kind: 'other', text: '' };
+  if (depth > 100) return { kind: 'other', text: '…' }; // deeper than any name chain the engine follows
   switch (node.type) {
     case 'identifier':
       return { kind: 'name', name: node.text };
@@ -71,7 +72,7 @@ export function toExpr(node: Node | null): Expr {
       const obj = node.childForFieldName('object');
       const attr = node.childForFieldName('attribute');
       if (!obj || !attr) return { kind: 'other', text: clip(node.text) };
-      return { kind: 'attr', base: toExpr(obj), attr: attr.text };
+      return { kind: 'attr', base: toExpr(obj, depth + 1), attr: attr.text };
     }
     case 'call': {
       const fn = node.childForFieldName('function');
@@ -80,21 +81,21 @@ export function toExpr(node: Node | null): Expr {
       if (argList && argList.type === 'argument_list') {
         for (const a of argList.namedChildren) {
           if (!a || a.type === 'comment') continue;
-          args.push(argExpr(a));
+          args.push(argExpr(a, depth + 1));
         }
       }
-      return { kind: 'call', callee: toExpr(fn), args };
+      return { kind: 'call', callee: toExpr(fn, depth + 1), args };
     }
     case 'subscript':
-      return { kind: 'subscript', base: toExpr(node.childForFieldName('value')) };
+      return { kind: 'subscript', base: toExpr(node.childForFieldName('value'), depth + 1) };
     case 'conditional_expression': {
       const parts = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
-      if (parts.length === 3) return { kind: 'cond', alts: [toExpr(parts[0]), toExpr(parts[2])] };
+      if (parts.length === 3) return { kind: 'cond', alts: [toExpr(parts[0], depth + 1), toExpr(parts[2], depth + 1)] };
       return { kind: 'other', text: clip(node.text) };
     }
     case 'parenthesized_expression': {
       const inner = node.namedChildren.find((c) => c && c.type !== 'comment');
-      return inner ? toExpr(inner) : { kind: 'other', text: clip(node.text) };
+      return inner ? toExpr(inner, depth + 1) : { kind: 'other', text: clip(node.text) };
     }
     case 'string':
     case 'concatenated_string': {
@@ -140,14 +141,15 @@ export function toExpr(node: Node | null): Expr {
   }
 }
 
-export function argExpr(a: Node): ArgExpr {
+export function argExpr(a: Node, depth = 0): ArgExpr {
+  const text = clip(a.text, 200);
   if (a.type === 'keyword_argument') {
     const name = a.childForFieldName('name');
-    return { name: name?.text, value: toExpr(a.childForFieldName('value')), text: a.text };
+    return { name: name?.text, value: toExpr(a.childForFieldName('value'), depth), text };
   }
-  if (a.type === 'list_splat') return { star: '*', value: toExpr(a.namedChildren[0] ?? null), text: a.text };
-  if (a.type === 'dictionary_splat') return { star: '**', value: toExpr(a.namedChildren[0] ?? null), text: a.text };
-  return { value: toExpr(a), text: a.text };
+  if (a.type === 'list_splat') return { star: '*', value: toExpr(a.namedChildren[0] ?? null, depth), text };
+  if (a.type === 'dictionary_splat') return { star: '**', value: toExpr(a.namedChildren[0] ?? null, depth), text };
+  return { value: toExpr(a, depth), text };
 }
 
 /** Dotted form of a name or attribute chain (`a.b.c`), or undefined. */

@@ -28,6 +28,7 @@ import { buildReport, formatReportText } from '../engine/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 
 const DEBOUNCE_MS = 120;
+const TEST_FAIL_ON = process.env.APIDRIFT_TEST_FAIL_ON;
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
@@ -154,7 +155,14 @@ async function ensureEngine(): Promise<void> {
     if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
-    engine.program.onError = (name, error) => log(`could not read target module ${name}: ${(error as Error).message ?? error}`);
+    for (const p of [engine.program, engine.baseline?.program]) {
+      if (!p) continue;
+      p.onError = (name, error) => {
+        const why = `cannot read target module ${name}: ${(error as Error).message ?? error}`;
+        log(why);
+        sendStatus('error', why);
+      };
+    }
     log(`target: ${resolvedTargets.join(', ')}${resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
     sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : ''}`);
     if (resolvedBaseline.length) void indexInBackground(opened);
@@ -228,10 +236,16 @@ async function validate(uri: string, version: number): Promise<void> {
   const started = performance.now();
   let result: CheckResult;
   try {
-    result = engine.check(doc.getText(), uriToPath(uri), () => documents.get(uri)?.version !== version);
+    const text = doc.getText();
+    // a hook for the fault-isolation tests: documents holding this marker make the check throw
+    if (TEST_FAIL_ON && text.includes(TEST_FAIL_ON)) throw new Error('failure requested by APIDRIFT_TEST_FAIL_ON');
+    result = engine.check(text, uriToPath(uri), () => documents.get(uri)?.version !== version);
   } catch (e) {
     if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
     log(`error while checking ${uri}: ${(e as Error).stack ?? e}`);
+    // findings of an older text would sit at wrong places: clear them
+    results.delete(uri);
+    void connection.sendDiagnostics({ uri, version, diagnostics: [] });
     return;
   }
   if (documents.get(uri)?.version !== version) return; // a newer version is on its way
