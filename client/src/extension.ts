@@ -4,10 +4,24 @@
  */
 import * as fs from 'fs';
 import * as vscode from 'vscode';
-import { LanguageClient, type LanguageClientOptions, type ServerOptions, State, TransportKind } from 'vscode-languageclient/node';
+import {
+  CloseAction,
+  type CloseHandlerResult,
+  ErrorAction,
+  type ErrorHandlerResult,
+  LanguageClient,
+  type LanguageClientOptions,
+  type ServerOptions,
+  State,
+  TransportKind,
+} from 'vscode-languageclient/node';
 import { type Status, StatusBar } from './statusBar';
 
 let client: LanguageClient | undefined;
+
+/** Restarts allowed within RESTART_WINDOW_MS before apidrift gives up on a crashing server. */
+const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 /** The interpreter chosen in the Python extension, through its public API, when it is installed. */
 async function pythonInterpreter(): Promise<{ path?: string; onChange?: (listener: () => void) => vscode.Disposable }> {
@@ -39,6 +53,7 @@ function serverModule(context: vscode.ExtensionContext): string {
 
 export async function activate(context: vscode.ExtensionContext): Promise<{ status: () => Status; client: () => LanguageClient | undefined }> {
   const output = vscode.window.createOutputChannel('apidrift');
+  const restarts: number[] = [];
   const status = new StatusBar();
   context.subscriptions.push(output, status);
 
@@ -59,6 +74,24 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
     ],
     synchronize: { configurationSection: 'apidrift' },
     outputChannel: output,
+    errorHandler: {
+      error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue }),
+      closed: (): CloseHandlerResult => {
+        const now = Date.now();
+        restarts.push(now);
+        while (restarts.length && now - restarts[0] > RESTART_WINDOW_MS) restarts.shift();
+        if (restarts.length <= MAX_RESTARTS) {
+          const msg = `the apidrift server stopped unexpectedly; restarting it (${restarts.length} of ${MAX_RESTARTS} in 3 minutes)`;
+          output.appendLine(msg);
+          status.update({ ...status.current, state: 'indexing', message: msg });
+          return { action: CloseAction.Restart, message: msg };
+        }
+        const msg = `the apidrift server stopped ${restarts.length} times in 3 minutes; it will not be restarted. See the apidrift output, then run "apidrift: Re-check all open files" or reload the window.`;
+        output.appendLine(msg);
+        status.update({ ...status.current, state: 'stopped', message: msg });
+        return { action: CloseAction.DoNotRestart, message: msg };
+      },
+    },
     initializationOptions: {
       settings: vscode.workspace.getConfiguration('apidrift'),
       environment: { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted },

@@ -6,6 +6,8 @@ export interface Status {
   state: ServerState;
   targets: string[];
   message: string;
+  /** The server process (for diagnostics and tests). */
+  pid?: number;
 }
 
 /** The status bar item: which target apidrift checks against, and whether it is ready. */

@@ -8,6 +8,8 @@ export interface StatusParams {
   targets: string[];
   /** A one-line reason for `error`, or a short summary otherwise. */
   message: string;
+  /** The server's process id. */
+  pid: number;
 }
 
 export const StatusNotification = 'apidrift/status';

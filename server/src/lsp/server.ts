@@ -68,7 +68,7 @@ function log(message: string): void {
 }
 
 function sendStatus(state: ServerState, message: string): void {
-  const params: StatusParams = { state, targets: resolvedTargets, message };
+  const params: StatusParams = { state, targets: resolvedTargets, message, pid: process.pid };
   void connection.sendNotification(StatusNotification, params);
 }
 

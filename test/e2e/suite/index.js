@@ -314,6 +314,42 @@ test('(f) apidrift.recheck runs without error and re-publishes the findings', as
   assert.deepStrictEqual(s.targets, [TARGET.new]);
 });
 
+test('(g) a server that dies is restarted, says so, and checks again', async () => {
+  const before = await waitForStatus((x) => x.state === 'ready' && typeof x.pid === 'number', 'ready with a pid');
+  process.kill(before.pid, 'SIGKILL');
+  await waitForStatus((x) => /stopped unexpectedly; restarting/.test(x.message) || (x.state === 'ready' && x.pid !== before.pid), 'the restart to be announced');
+  const after = await waitForStatus((x) => x.state === 'ready' && x.pid !== before.pid, 'ready from a new server process');
+  assert.notStrictEqual(after.pid, before.pid);
+  await waitForFindings(doc.uri, expectedBrief('new'), 'the findings from the new server');
+});
+
+test('(h) with a baseline, findings explain the change, fix all applies every fix, and the report opens in its language', async () => {
+  const uri = vscode.workspace.workspaceFolders[0].uri;
+  await vscode.workspace.getConfiguration('apidrift', uri).update('baseline', [TARGET.old], vscode.ConfigurationTarget.Workspace);
+  try {
+    await waitFor(
+      () => apidriftDiagnostics(doc.uri).some((d) => /`block_size: int` was added as a required parameter/.test(d.message)),
+      'an explanation from the baseline',
+      { describe: () => JSON.stringify(apidriftDiagnostics(doc.uri).map((d) => d.message)) },
+    );
+    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('apidrift.fixAll');
+    await waitFor(() => doc.getText().includes('block_size=VLLM_BLOCK_SIZE') && !doc.getText().includes('kv_cache_specs='), 'fix all to apply', { events: [vscode.workspace.onDidChangeTextDocument] });
+    await vscode.commands.executeCommand('apidrift.showChanges');
+    const report = await waitFor(
+      () => (vscode.window.activeTextEditor?.document.languageId === 'apidrift-report' ? vscode.window.activeTextEditor.document : undefined),
+      'the API-change report',
+      { events: [vscode.window.onDidChangeActiveTextEditor] },
+    );
+    assert.match(report.getText(), /^apidrift API changes: /);
+    assert.match(report.getText(), /~ vllm\.v1\.core\.sched\.scheduler\.Scheduler/);
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  } finally {
+    await vscode.workspace.getConfiguration('apidrift', uri).update('baseline', undefined, vscode.ConfigurationTarget.Workspace);
+    await revert();
+  }
+});
+
 // ------------------------------------------------------------------------------------ runner
 
 exports.run = async function run() {
