@@ -131,6 +131,10 @@ function percentile(xs, p) {
   return v[Math.min(v.length - 1, Math.max(0, Math.ceil((p / 100) * v.length) - 1))];
 }
 
+function round1(x) {
+  return x === undefined ? undefined : Math.round(x * 10) / 10;
+}
+
 function mkdirp(d) {
   fs.mkdirSync(d, { recursive: true });
   return d;
@@ -774,6 +778,7 @@ async function main() {
 
 async function bench(o, tmp) {
   const started = Date.now();
+  const loadAtStart = os.loadavg().map((x) => Math.round(x * 100) / 100);
   const apidrift = snapshotDist(tmp, o.build);
   const pyright = ensurePyright();
 
@@ -969,6 +974,24 @@ async function bench(o, tmp) {
     };
   }
   summary.seconds = Math.round((Date.now() - started) / 1000);
+  summary.loadAverage = { start: loadAtStart, end: os.loadavg().map((x) => Math.round(x * 100) / 100) };
+  summary.samples = {
+    cli: Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => ({ ms: Math.round(x.ms), rssKb: x.rssKb, code: x.code }))])),
+    lsp: Object.fromEntries(
+      Object.entries(lsp).map(([k, v]) => [
+        k,
+        v.map((r) => ({
+          openMs: r.openMs && Math.round(r.openMs),
+          p50: round1(percentile(r.latencies, 50)),
+          p95: round1(percentile(r.latencies, 95)),
+          engineP50: percentile(r.engineMs, 50),
+          engineP95: percentile(r.engineMs, 95),
+          hwmKb: r.memory && r.memory.hwmKb,
+          error: r.error,
+        })),
+      ]),
+    ),
+  };
   print(summary, o);
   if (o.json) console.log(JSON.stringify(summary, null, 2));
   const failed = summary.results.lspErrors.length + summary.results.cliFailures.length;
@@ -1065,7 +1088,7 @@ function print(s, o) {
   if (r.baseline && r.baseline.fullIndexLog) out.push(`apidrift server with baseline: ${r.baseline.fullIndexLog}`);
   for (const e of r.lspErrors) out.push(`LSP failure: ${e}`);
   for (const e of r.cliFailures) out.push(`CLI failure: ${e}`);
-  out.push(`(${s.seconds} s in all)`);
+  out.push(`(${s.seconds} s in all; load average ${s.loadAverage.start[0]} at the start, ${s.loadAverage.end[0]} at the end, on ${s.machine.cores} cores)`);
   console.log(out.join('\n'));
 }
 

@@ -334,7 +334,18 @@ export class Callables {
     return 'the metaclass of $ is not visible';
   }
 
+  private readonly ctorMemo = new WeakMap<ClassInfo, { generation: number; spec: CallSpec }>();
+
+  /** The constructor of a class (remembered for the program's current generation). */
   constructorSpec(cls: ClassInfo, summary: ModuleSummary): CallSpec {
+    const hit = this.ctorMemo.get(cls);
+    if (hit && hit.generation === this.program.currentGeneration) return hit.spec;
+    const spec = this.constructorSpecUncached(cls, summary);
+    this.ctorMemo.set(cls, { generation: this.program.currentGeneration, spec });
+    return spec;
+  }
+
+  private constructorSpecUncached(cls: ClassInfo, summary: ModuleSummary): CallSpec {
     const mro = this.mro(cls, summary);
     if (!mro) return unknown(`the class hierarchy of ${cls.name} cannot be linearised`);
     const qualname = cls.qualname;

@@ -6,7 +6,7 @@
 import { bindCall, type BindError, type CallArg } from './bind';
 import { type Access, Callables, type CallSpec, type Sig, sigText } from './callables';
 import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
-import type { Node } from './parser';
+import type { Node, Tree } from './parser';
 import { parseRecovering } from './recover';
 import { GENERATED, type Program, type Value } from './program';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo } from './summary';
@@ -157,13 +157,14 @@ export class Checker {
     this.callables = new Callables(program);
   }
 
-  check(text: string, opts: CheckOptions): CheckResult {
+  /** `raw`: a parse of exactly `text` that the caller keeps (and deletes) itself. */
+  check(text: string, opts: CheckOptions, raw?: Tree): CheckResult {
     // broken statements are set aside so that the rest of the file is checked as usual
-    const { tree, text: checked } = parseRecovering(text);
+    const { tree, text: checked } = parseRecovering(text, raw);
     try {
       return new FileCheck(this, tree.rootNode, checked, opts).run();
     } finally {
-      tree.delete();
+      if (tree !== raw) tree.delete();
     }
   }
 }

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { CancelledError, Checker, type CheckResult, type CrossVersion } from './check';
 import { explainAgainstBaseline } from './explain';
 import { SummaryCache } from './cache';
-import { initParser } from './parser';
+import { initParser, parsePython, parsePythonIncremental, type Tree } from './parser';
 import { Program } from './program';
 import { DirectoryRoot } from './sources/directoryRoot';
 import { Target, TargetError } from './sources/target';
@@ -87,13 +87,62 @@ export class Engine {
     this.program.nextGeneration();
     const mod = module ?? this.moduleNameOf(file);
     const opts = { file, moduleName: mod?.name, isPackage: mod?.isPackage, isCancelled };
-    const result = this.checker.check(text, { ...opts, crossVersion: this.crossVersion });
+    const raw = this.parseKept(file, text);
+    const result = this.checker.check(text, { ...opts, crossVersion: this.crossVersion }, raw);
     if (this.baseline) {
       this.baseline.program.nextGeneration();
-      const base = this.baseline.checker.check(text, opts);
+      const base = this.baseline.checker.check(text, opts, raw);
       explainAgainstBaseline(result, base, file);
     }
     return result;
+  }
+
+  /** The last tree of each recently checked file, for incremental re-parsing of the next version. */
+  private readonly trees = new Map<string, { text: string; tree: Tree }>();
+  private static readonly KEPT_TREES = 16;
+
+  /**
+   * Parses a file's text, reusing its previous tree when the engine kept one (what an editor's
+   * keystroke costs), and keeps the new tree for next time.
+   */
+  private parseKept(file: string, text: string): Tree {
+    const previous = this.trees.get(file);
+    let tree: Tree;
+    if (previous && previous.text === text) {
+      tree = previous.tree;
+    } else {
+      tree = previous ? parsePythonIncremental(text, previous) : parsePython(text);
+      previous?.tree.delete();
+    }
+    this.trees.delete(file);
+    this.trees.set(file, { text, tree });
+    while (this.trees.size > Engine.KEPT_TREES) {
+      const [oldest, entry] = this.trees.entries().next().value as [string, { tree: Tree }];
+      entry.tree.delete();
+      this.trees.delete(oldest);
+    }
+    return tree;
+  }
+
+  /**
+   * For long-lived hosts that watch their targets: re-validate target files at most every
+   * `ms` milliseconds (each check re-validates by default); `refresh` forces it.
+   */
+  revalidateEvery(ms: number): void {
+    this.program.revalidateEveryMs = ms;
+    if (this.baseline) this.baseline.program.revalidateEveryMs = ms;
+  }
+
+  /** The targets changed on disk: the next check re-validates every file it uses. */
+  refresh(): void {
+    this.program.nextGeneration(true);
+    this.baseline?.program.nextGeneration(true);
+  }
+
+  /** Drops what the engine keeps for a file (its tree), e.g. when an editor closes it. */
+  forget(file: string): void {
+    this.trees.get(file)?.tree.delete();
+    this.trees.delete(file);
   }
 
   /** The dotted module name of a path relative to an import root (`a/b/__init__.py` is `a.b`). */

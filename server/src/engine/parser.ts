@@ -63,12 +63,58 @@ export function initParser(dir?: string): Promise<Parser> {
   return ready;
 }
 
+function cleanSource(text: string): string {
+  // Python and editors break lines at a lone CR, and read NUL inside strings; tree-sitter does
+  // neither. Same-length substitutes keep every position valid.
+  return /[\r\0]/.test(text) ? text.replace(/\r(?!\n)/g, '\n').replace(/\0/g, '\uFFFD') : text;
+}
+
+/** Row and UTF-16 column of an index. */
+function pointAt(text: string, index: number): { row: number; column: number } {
+  let row = 0;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) {
+    row++;
+    lineStart = i + 1;
+  }
+  return { row, column: index - lineStart };
+}
+
+/**
+ * Parses `text` reusing the tree of an earlier version of the same document: the one region
+ * that differs is found by comparing the two texts, the old tree is told of the edit, and
+ * tree-sitter re-parses only what the edit touched. The caller deletes both trees.
+ */
+export function parsePythonIncremental(text: string, previous: { text: string; tree: Tree }): Tree {
+  if (!parserInstance) throw new Error('parser not initialised: await initParser() first');
+  const a = cleanSource(previous.text);
+  const b = cleanSource(text);
+  let start = 0;
+  const max = Math.min(a.length, b.length);
+  while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
+    endA--;
+    endB--;
+  }
+  previous.tree.edit({
+    startIndex: start,
+    oldEndIndex: endA,
+    newEndIndex: endB,
+    startPosition: pointAt(a, start),
+    oldEndPosition: pointAt(a, endA),
+    newEndPosition: pointAt(b, endB),
+  });
+  const tree = parserInstance.parse(b, previous.tree);
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  return tree;
+}
+
 /** Parses Python source; `initParser` must have completed. The caller deletes the tree. */
 export function parsePython(text: string): Tree {
   if (!parserInstance) throw new Error('parser not initialised: await initParser() first');
-  // Python and editors break lines at a lone CR, and read NUL inside strings; tree-sitter does
-  // neither. Same-length substitutes keep every position valid.
-  const clean = /[\r\0]/.test(text) ? text.replace(/\r(?!\n)/g, '\n').replace(/\0/g, '\uFFFD') : text;
+  const clean = cleanSource(text);
   const tree = parserInstance.parse(clean);
   if (!tree) throw new Error('tree-sitter returned no tree');
   return tree;

@@ -258,9 +258,28 @@ export class Program {
   }
 
   /** Starts a new check: files are re-validated (size/mtime) at most once per generation. */
-  nextGeneration(): void {
+  /**
+   * Starts a new check. Target files are re-validated (size, mtime) once per generation; with
+   * `revalidateEveryMs` a generation lasts that long unless `force` is given (a server that
+   * watches its targets re-validates when told, not on every keystroke).
+   */
+  nextGeneration(force = false): void {
+    const now = Date.now();
+    if (!force && this.revalidateEveryMs > 0 && now - this.generationStarted < this.revalidateEveryMs) return;
     this.generation++;
+    this.generationStarted = now;
+    this.memo.clear();
     this.target.invalidate();
+  }
+
+  /** How long a generation lasts (0: each check re-validates). */
+  revalidateEveryMs = 0;
+  private generationStarted = 0;
+  /** Resolutions of target names, valid for one generation. */
+  private readonly memo = new Map<string, Value>();
+
+  get currentGeneration(): number {
+    return this.generation;
   }
 
   setOverlay(summary: ModuleSummary): void {
@@ -328,6 +347,16 @@ export class Program {
 
   /** `module.name` as Python's import system and attribute access would see it. */
   resolveMember(module: string, name: string, depth = 0): Value {
+    if (this.overlays.size > 0 && this.overlays.has(module)) return this.resolveMemberUncached(module, name, depth);
+    const key = `${module}\0${name}`;
+    const hit = this.memo.get(key);
+    if (hit) return hit;
+    const v = this.resolveMemberUncached(module, name, depth);
+    this.memo.set(key, v);
+    return v;
+  }
+
+  private resolveMemberUncached(module: string, name: string, depth: number): Value {
     if (depth > MAX_DEPTH) return { kind: 'unknown', reason: 'import cycle' };
     const file = this.overlays.has(module) ? null : this.target.findModule(module);
     if (!this.overlays.has(module)) {

@@ -103,9 +103,13 @@ export interface Recovered {
   broken: Array<[number, number]>;
 }
 
-/** Parses `text`, setting broken statements aside when it has syntax errors. */
-export function parseRecovering(text: string): Recovered {
-  let tree = parsePython(text);
+/**
+ * Parses `text`, setting broken statements aside when it has syntax errors. `raw` is a tree of
+ * exactly `text` (an incremental parse kept by the caller); it is not deleted here.
+ */
+export function parseRecovering(text: string, raw?: Tree): Recovered {
+  if (raw && !raw.rootNode.hasError) return { tree: raw, text, broken: [] };
+  let tree = raw ? parsePython(text) : parsePython(text);
   if (!tree.rootNode.hasError) return { tree, text, broken: [] };
   const lines = text.split('\n');
   const broken: Array<[number, number]> = [];

@@ -111,6 +111,7 @@ function watchTargets(paths: string[]): void {
         watchTimer = setTimeout(() => {
           if (!engine) return;
           log(`target changed on disk (${file ?? p}): re-indexing`);
+          engine.refresh();
           engine.program.invalidateIndex();
           engine.baseline?.program.invalidateIndex();
           sendStatus('ready', 'target changed on disk: re-checked');
@@ -155,6 +156,8 @@ async function ensureEngine(): Promise<void> {
     if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
+    // the targets are watched: files are re-validated when they change, not on every keystroke
+    engine.revalidateEvery(watchers.length > 0 ? 2000 : 0);
     for (const p of [engine.program, engine.baseline?.program]) {
       if (!p) continue;
       p.onError = (name, error) => {
@@ -336,6 +339,7 @@ documents.onDidClose((e) => {
   clearTimeout(timers.get(e.document.uri));
   timers.delete(e.document.uri);
   results.delete(e.document.uri);
+  engine?.forget(uriToPath(e.document.uri));
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
 });
 
