@@ -721,11 +721,6 @@ export class Callables {
     }
     return undefined;
   }
-
-  /** The MRO of a class the user defines, with its bases given as values. */
-  userMro(self: ClassInfo, summary: ModuleSummary): Entry[] | null {
-    return this.mro(self, summary);
-  }
 }
 
 const PERMISSIVE_NEW = new Set(['builtins.list', 'builtins.dict', 'builtins.set', 'builtins.bytearray']);

@@ -112,10 +112,7 @@ function guardedBy(n: Node, re: RegExp): boolean {
     if ((p.type === 'if_statement' || p.type === 'elif_clause' || p.type === 'conditional_expression') && /\bhasattr\s*\(|\bgetattr\s*\(/.test(p.childForFieldName('condition')?.text ?? p.text.split('\n')[0])) {
       if (re === HANDLES_ATTRIBUTE_ERROR) return true;
     }
-    if (p.type === 'function_definition' || p.type === 'class_definition') {
-      // guards do not cross definitions
-      if (p.type === 'function_definition') return false;
-    }
+    if (p.type === 'function_definition') return false; // guards do not cross function definitions
   }
   return false;
 }
