@@ -226,7 +226,9 @@ export class Program {
     let signatures = 0;
     for (let i = 0; i < modules.length; i++) {
       const name = modules[i];
+      const wasLoaded = this.modules.has(name);
       const s = this.summary(name);
+      if (!wasLoaded && this.releaseAfterIndex) this.modules.delete(name); // the index keeps names, not summaries
       if (s) {
         for (const [n, bs] of s.bindings) {
           for (const b of bs) {
@@ -271,6 +273,12 @@ export class Program {
     this.memo.clear();
     this.target.invalidate();
   }
+
+  /**
+   * Drop the summaries that only the full index needed once it is built (they come back from
+   * the persistent cache or the source when a check needs them): a long-lived server stays small.
+   */
+  releaseAfterIndex = false;
 
   /** How long a generation lasts (0: each check re-validates). */
   revalidateEveryMs = 0;

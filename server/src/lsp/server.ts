@@ -158,6 +158,7 @@ async function ensureEngine(): Promise<void> {
     engine = opened;
     // the targets are watched: files are re-validated when they change, not on every keystroke
     engine.revalidateEvery(watchers.length > 0 ? 2000 : 0);
+    engine.program.releaseAfterIndex = true;
     for (const p of [engine.program, engine.baseline?.program]) {
       if (!p) continue;
       p.onError = (name, error) => {
