@@ -919,7 +919,7 @@ async function bench(o, tmp) {
     edits: o.edits,
     target: targetLabel,
     file,
-    dir,
+    dir: o.dir || `(generated: 40 variants of ${path.basename(file)})`,
     dirFiles,
     lspFile: o.lspFile || '(generated)',
     lspLines: lspText.split('\n').length - 1,
@@ -950,6 +950,7 @@ async function bench(o, tmp) {
         indexCold: { apidrift: med('apidrift.indexCold', 'rssKb'), pyright: o.peerIndex ? med('pyright.index', 'rssKb') : undefined },
         indexWriteCache: { apidrift: med('apidrift.indexWrite', 'rssKb') },
         indexWarm: { apidrift: med('apidrift.indexWarm', 'rssKb') },
+        fileWarm: { apidrift: med('apidrift.fileWarm', 'rssKb') },
         server: {
           apidrift: lspStat(lsp.apidrift, (r) => r.memory && r.memory.hwmKb),
           pyright: lspStat(lsp.pyright, (r) => r.memory && r.memory.hwmKb),
@@ -1055,6 +1056,7 @@ function print(s, o) {
     row('5. max RSS, full index cold', r.rss.indexCold.apidrift, r.rss.indexCold.pyright, fmtMb, o.peerIndex ? 'failed' : 'skipped'),
     row('5. max RSS, full index writing the cache', r.rss.indexWriteCache.apidrift, undefined, fmtMb),
     row('5. max RSS, full index warm', r.rss.indexWarm.apidrift, undefined, fmtMb),
+    row('5. max RSS, one file, warm cache', r.rss.fileWarm.apidrift, undefined, fmtMb),
     row('5. server VmHWM after the LSP run', r.rss.server.apidrift, r.rss.server.pyright, fmtMb),
   ];
   if (r.baseline) {
