@@ -374,7 +374,7 @@ export class Program {
     const summary = this.summary(module);
     if (!summary && file && file.rel) return { kind: 'unknown', reason: `${module} could not be read` };
     const bindings = summary?.bindings.get(name);
-    if (bindings && summary) return this.valueOfBindings(bindings, summary, name, depth);
+    if (bindings && summary) return this.valueOfBindings(bindings, summary, depth);
     if (MODULE_DUNDERS.has(name) || (name === '__path__' && (file?.isPackage || summary?.isPackage))) return { kind: 'unknown', reason: `${name} is set on every module` };
     if ((file?.isPackage || summary?.isPackage) && this.target.findModule(`${module}.${name}`)) return { kind: 'module', name: `${module}.${name}` };
     if (file && file.isPackage && !file.rel) return { kind: 'unknown', reason: `${module} is a namespace package: other portions may provide ${name}` };
@@ -418,7 +418,7 @@ export class Program {
     return r;
   }
 
-  valueOfBindings(bindings: Binding[], summary: ModuleSummary, name: string, depth: number): Value {
+  valueOfBindings(bindings: Binding[], summary: ModuleSummary, depth: number): Value {
     const values = bindings.map((b) => this.valueOfBinding(b, summary, depth));
     return anyOf(values);
   }
@@ -449,7 +449,7 @@ export class Program {
   /** A name as seen by code at module level of `summary` (globals, then builtins). */
   resolveGlobal(summary: ModuleSummary, name: string, depth = 0): Value {
     const b = summary.bindings.get(name);
-    if (b) return this.valueOfBindings(b, summary, name, depth);
+    if (b) return this.valueOfBindings(b, summary, depth);
     if (summary.typeCheckingOnly.has(name)) return { kind: 'unknown', reason: `${name} is bound only under TYPE_CHECKING` };
     for (const star of summary.starImports) {
       const r = this.starMember(star, name, depth + 1);

@@ -109,7 +109,7 @@ export interface Recovered {
  */
 export function parseRecovering(text: string, raw?: Tree): Recovered {
   if (raw && !raw.rootNode.hasError) return { tree: raw, text, broken: [] };
-  let tree = raw ? parsePython(text) : parsePython(text);
+  let tree = parsePython(text); // a fresh tree: the caller keeps `raw`
   if (!tree.rootNode.hasError) return { tree, text, broken: [] };
   const lines = text.split('\n');
   const broken: Array<[number, number]> = [];
