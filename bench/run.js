@@ -5,6 +5,7 @@
  *   node bench/run.js [--target PATH] [--file FILE] [--dir DIR] [--lsp-file FILE]
  *                     [--runs N] [--edits N] [--quick] [--json] [--baseline PATH]
  *                     [--python-version X.Y] [--peer-index | --no-peer-index] [--build] [--keep]
+ *                     [--lsp-only]
  *
  * Measures (medians over --runs, each tool run alternately so drift hits both alike):
  *   1. one file, cold: `apidrift check --no-cache` vs `pyright` on that file (wall time, max RSS)
@@ -42,6 +43,7 @@ const TIME_BIN = '/usr/bin/time';
 const USAGE = `usage: node bench/run.js [--target PATH] [--file FILE] [--dir DIR] [--lsp-file FILE]
                          [--runs N] [--edits N] [--quick] [--json] [--baseline PATH]
                          [--python-version X.Y] [--peer-index|--no-peer-index] [--build] [--keep]
+                         [--lsp-only]
 
   --target PATH     import root of the target (folder, or .zip/.whl: extracted once for both tools);
                     default: the Python 3.12 stdlib zip (node_modules/stdlib-py312/python_stdlib.zip)
@@ -58,7 +60,8 @@ const USAGE = `usage: node bench/run.js [--target PATH] [--file FILE] [--dir DIR
   --python-version  pythonVersion for pyright (default 3.12 with the default stdlib target)
   --peer-index      run pyright over the whole target even with --quick; --no-peer-index skips it
   --build           run \`npm run build\` first
-  --keep            keep the temporary folder`;
+  --keep            keep the temporary folder
+  --lsp-only        measure only the language servers (4. and their memory)`;
 
 function parseArgs(argv) {
   const o = { runs: 5, edits: 200, quick: false, json: false, build: false, keep: false, peerIndex: undefined };
@@ -83,6 +86,7 @@ function parseArgs(argv) {
     else if (a === '--json') o.json = true;
     else if (a === '--build') o.build = true;
     else if (a === '--keep') o.keep = true;
+    else if (a === '--lsp-only') o.lspOnly = true;
     else if (a === '--peer-index') o.peerIndex = true;
     else if (a === '--no-peer-index') o.peerIndex = false;
     else if (a === '--help' || a === '-h') {
@@ -705,9 +709,9 @@ async function lspRun(kind, ctx, opts) {
       const p = await c.waitPublish(uri, version, from, 60000);
       res.latencies.push(p.at - s);
       if (kind === 'apidrift') {
-        // the server logs the time of the check itself: "checked NAME vN: ... 12 ms"
-        const l = await c.waitFor('check log', () => c.logs.slice(logFrom).find((x) => new RegExp(` v${version}: .* (\\d+) ms`).test(x.message)), 2000).catch(() => undefined);
-        const m = l && / (\d+) ms\s*$/.exec(l.message);
+        // the server logs the time of the check itself: "checked NAME vN: ... 2.5 ms"
+        const l = await c.waitFor('check log', () => c.logs.slice(logFrom).find((x) => new RegExp(` v${version}: .* ([\\d.]+) ms`).test(x.message)), 2000).catch(() => undefined);
+        const m = l && / ([\d.]+) ms\s*$/.exec(l.message);
         if (m) res.engineMs.push(Number(m[1]));
       }
     }
@@ -852,7 +856,7 @@ async function bench(o, tmp) {
   };
 
   const CLI_OK = { okCodes: [1] }; // 1 = findings (apidrift) / errors reported (pyright)
-  for (let run = 0; run < o.runs; run++) {
+  for (let run = 0; run < (o.lspOnly ? 0 : o.runs); run++) {
     note(`run ${run + 1}/${o.runs}: CLI`);
     // alternate which tool goes first, so warming of the OS caches favours neither
     const pair = (aKey, aCmd, aX, pKey, pCmd, pX) => {

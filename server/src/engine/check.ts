@@ -14,6 +14,7 @@ import { readParams, stringValue } from './syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from './types';
 import type { Param } from './syntax';
 import { fixMoveImport } from './fixes';
+import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 
 export const USER_MODULE = '__apidrift_user__';
 
@@ -27,6 +28,10 @@ export interface CheckOptions {
   isCancelled?: () => boolean;
   /** With a baseline: what the version the code was written for had. */
   crossVersion?: CrossVersion;
+  /** Results of the previous check of the same file, reused statement by statement where still true. */
+  memo?: StatementMemo;
+  /** Anything else the results depend on (the baseline's state), as a string to compare. */
+  context?: string;
 }
 
 /** Questions about the baseline (and moves within the target) that import checks ask. */
@@ -56,6 +61,8 @@ export interface CheckResult {
   overrides: OverrideInfo[];
   /** Parts of the file left unchecked, and why. */
   skipped: string[];
+  /** Top-level statements whose results were taken over from the previous check of the file. */
+  reused?: number;
 }
 
 export class CancelledError extends Error {
@@ -159,10 +166,15 @@ export class Checker {
     // broken statements are set aside so that the rest of the file is checked as usual
     const { tree, text: checked } = parseRecovering(text, raw);
     try {
-      return new FileCheck(this, tree.rootNode, checked, opts).run();
+      return this.checkTree(tree, checked, opts);
     } finally {
       if (tree !== raw) tree.delete();
     }
+  }
+
+  /** Checks a tree already set right by `parseRecovering`, of exactly `text`. */
+  checkTree(tree: Tree, text: string, opts: CheckOptions): CheckResult {
+    return new FileCheck(this, tree.rootNode, text, opts).run();
   }
 }
 
@@ -187,16 +199,22 @@ class FileCheck {
 
   run(): CheckResult {
     this.program.setOverlay(this.summary);
+    const memo = this.opts.memo;
     try {
       const moduleScope: Scope = { kind: 'module', node: this.root, locals: new Map(), globals: new Set() };
-      this.visit(this.root, moduleScope);
+      // statements are reused only from trees without syntax errors, where each parses on its own text
+      if (memo && !this.root.hasError) this.visitStatements(moduleScope, memo);
+      else this.visit(this.root, moduleScope);
+    } catch (e) {
+      memo?.keepBoth();
+      throw e;
     } finally {
       this.program.removeOverlay(this.moduleName);
     }
     const findings = this.findings.filter((f) => !suppressed(this.lines[f.range.start.line] ?? '', f.code));
     findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
     const skipped = this.tooDeep ? [`parts nested deeper than ${MAX_VISIT_DEPTH} levels were not checked`] : [];
-    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, overrides: this.overrides, skipped };
+    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, overrides: this.overrides, skipped, ...(memo ? { reused: this.reused } : {}) };
   }
 
   private tick(): void {
@@ -204,6 +222,76 @@ class FileCheck {
   }
 
   // ---- traversal ----
+
+  /** Set when a result used the whole set of module-level names (for the names a fix proposes). */
+  private usedAllNames = false;
+  private reused = 0;
+
+  /** What every statement's result depends on besides its own text and the names it mentions. */
+  private moduleWide(): string {
+    return [
+      moduleFacts(this.summary),
+      this.program.contentEpoch(),
+      this.program.hasFullIndex,
+      this.opts.moduleName ?? '',
+      !!this.opts.isPackage,
+      !!this.opts.crossVersion,
+      this.opts.context ?? '',
+      // a file inside the target is also an overlay that other target modules may import from
+      this.opts.moduleName ? fingerprintOf(this.summary.bindings) : '',
+    ].join('\n');
+  }
+
+  /** The module's statements one by one, taking over the results of those that did not change. */
+  private visitStatements(scope: Scope, memo: StatementMemo): void {
+    memo.begin(this.moduleWide());
+    const names = new NameFingerprints(this.summary.bindings);
+    let allNames: string | undefined;
+    const lastRow = this.lines.length - 1;
+    for (const c of this.root.namedChildren) {
+      if (!c) continue;
+      const start = c.startPosition;
+      const end = c.endPosition;
+      const text = this.lines.slice(start.row, end.row + 1).join('\n');
+      // the text of its whole lines (comments after it count), its extent, and whether it ends the file
+      const key = `${start.column}:${end.row - start.row}:${end.column}:${end.row >= lastRow}\n${text}`;
+      const first = start.row + 1;
+      const last = end.row + 1;
+      const hit = memo.lookup(key);
+      if (hit && hit.deps.every(([n, fp]) => names.fingerprint(n, first, last) === fp) && (hit.allNames === undefined || hit.allNames === (allNames ??= names.allNames()))) {
+        memo.store(key, hit);
+        this.adopt(moveResult(hit.result, start.row));
+        this.reused++;
+        continue;
+      }
+      const mark = { findings: this.findings.length, calls: this.calls.length, checked: this.callsChecked, unknown: this.callsUnknown, overrides: this.overrides.length };
+      const tooDeep = this.tooDeep;
+      this.tooDeep = false;
+      this.usedAllNames = false;
+      this.visit(c, scope, 1);
+      const result: StatementResult = {
+        findings: this.findings.slice(mark.findings),
+        calls: this.calls.slice(mark.calls),
+        callsChecked: this.callsChecked - mark.checked,
+        callsUnknown: this.callsUnknown - mark.unknown,
+        overrides: this.overrides.slice(mark.overrides),
+        tooDeep: this.tooDeep,
+      };
+      this.tooDeep ||= tooDeep;
+      const deps: Array<[string, string]> = [...names.closure(wordsOf(text), first, last)].map((n) => [n, names.fingerprint(n, first, last)]);
+      memo.store(key, { deps, allNames: this.usedAllNames ? (allNames ??= names.allNames()) : undefined, result: moveResult(result, -start.row) });
+    }
+    memo.end();
+  }
+
+  private adopt(r: StatementResult): void {
+    this.findings.push(...r.findings);
+    this.calls.push(...r.calls);
+    this.callsChecked += r.callsChecked;
+    this.callsUnknown += r.callsUnknown;
+    this.overrides.push(...r.overrides);
+    this.tooDeep ||= r.tooDeep;
+  }
 
   /** Set while visiting the inside of an ERROR or MISSING node: nothing there is reported. */
   private inError = false;
@@ -821,6 +909,7 @@ class FileCheck {
 
   /** Names visible at a call, in the order a fix should prefer them. */
   private scopeNames(scope: Scope, at: Node): ScopeNames {
+    this.usedAllNames = true;
     const names: string[] = [];
     for (let s: Scope | undefined = scope; s; s = s.parent) {
       if (s.kind === 'function') names.push(...s.locals.keys());

@@ -8,6 +8,8 @@ import { explainAgainstBaseline } from './explain';
 import { SummaryCache } from './cache';
 import { initParser, parsePython, parsePythonIncremental, type Tree } from './parser';
 import { Program } from './program';
+import { parseRecovering } from './recover';
+import { StatementMemo } from './statements';
 import { DirectoryRoot } from './sources/directoryRoot';
 import { Target, TargetError } from './sources/target';
 
@@ -30,6 +32,20 @@ export interface EngineOptions {
   cacheDir?: string;
   /** Folder holding the wasm files, when they ship beside a bundle. */
   wasmDir?: string;
+  /**
+   * Re-checks of a file re-use the results of its statements that did not change (an editor's
+   * keystroke). The target is then taken as it was when a check began: a file that changes during
+   * a check is seen by the next one.
+   */
+  incremental?: boolean;
+}
+
+/** What the engine keeps of a recently checked file besides its tree. */
+interface FileMemo {
+  target: StatementMemo;
+  baseline: StatementMemo;
+  /** The text last checked (after setting broken statements aside) and its error-free tree. */
+  checked?: { text: string; tree: Tree };
 }
 
 export class Engine {
@@ -42,7 +58,7 @@ export class Engine {
 
   readonly cache?: SummaryCache;
 
-  private constructor(readonly target: Target, baselineTarget: Target | undefined, private readonly indexOnDemand: boolean, cacheDir?: string) {
+  private constructor(readonly target: Target, baselineTarget: Target | undefined, private readonly indexOnDemand: boolean, cacheDir?: string, private readonly incremental = false) {
     this.cache = cacheDir ? new SummaryCache(cacheDir) : undefined;
     this.program = new Program(target, this.cache);
     this.checker = new Checker(this.program);
@@ -60,7 +76,7 @@ export class Engine {
   static async open(opts: EngineOptions): Promise<Engine> {
     await initParser(opts.wasmDir);
     const baseline = opts.baseline && opts.baseline.length > 0 ? Target.open(opts.baseline) : undefined;
-    return new Engine(Target.open(opts.targets), baseline, opts.indexOnDemand ?? true, opts.cacheDir);
+    return new Engine(Target.open(opts.targets), baseline, opts.indexOnDemand ?? true, opts.cacheDir, opts.incremental ?? false);
   }
 
   /**
@@ -88,13 +104,46 @@ export class Engine {
     const mod = module ?? this.moduleNameOf(file);
     const opts = { file, moduleName: mod?.name, isPackage: mod?.isPackage, isCancelled };
     const raw = this.parseKept(file, text);
-    const result = this.checker.check(text, { ...opts, crossVersion: this.crossVersion }, raw);
-    if (this.baseline) {
-      this.baseline.program.nextGeneration();
-      const base = this.baseline.checker.check(text, opts, raw);
-      explainAgainstBaseline(result, base, file);
+    const memos = this.memosOf(file);
+    // broken statements are set aside so that the rest of the file is checked as usual
+    const { tree, text: checked } = parseRecovering(text, raw, memos.checked);
+    try {
+      if (this.baseline) this.baseline.program.nextGeneration();
+      // what the baseline says enters the target's findings through move detection
+      const context = this.baseline && this.incremental ? `${this.baseline.program.contentEpoch()}:${this.baseline.program.hasFullIndex}` : '';
+      const result = this.checker.checkTree(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context });
+      if (this.incremental) this.program.recordSnapshot();
+      if (this.baseline) {
+        const base = this.baseline.checker.checkTree(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined });
+        if (this.incremental) this.baseline.program.recordSnapshot();
+        explainAgainstBaseline(result, base, file);
+      }
+      if (!tree.rootNode.hasError) {
+        // the next version of the file is re-parsed from this one when it needs setting right
+        memos.checked?.tree.delete();
+        memos.checked = { text: checked, tree: tree.copy() };
+      }
+      return result;
+    } finally {
+      if (tree !== raw) tree.delete();
     }
-    return result;
+  }
+
+  /** Statement results of recently checked files, for re-checks after an edit. */
+  private readonly memos = new Map<string, FileMemo>();
+
+  private memosOf(file: string): FileMemo {
+    let m = this.memos.get(file);
+    if (m) this.memos.delete(file);
+    else m = { target: new StatementMemo(), baseline: new StatementMemo() };
+    this.memos.set(file, m);
+    while (this.memos.size > Engine.KEPT_TREES) this.dropMemo(this.memos.keys().next().value as string);
+    return m;
+  }
+
+  private dropMemo(file: string): void {
+    this.memos.get(file)?.checked?.tree.delete();
+    this.memos.delete(file);
   }
 
   /** The last tree of each recently checked file, for incremental re-parsing of the next version. */
@@ -111,7 +160,16 @@ export class Engine {
     if (previous && previous.text === text) {
       tree = previous.tree;
     } else {
-      tree = previous ? parsePythonIncremental(text, previous) : parsePython(text);
+      // a tree with syntax errors is a poor start for the next parse: the last checked text's
+      // error-free tree (which differs where broken statements were set aside) is a better one
+      const checked = this.memos.get(file)?.checked;
+      if (previous && previous.tree.rootNode.hasError && checked) {
+        const copy = checked.tree.copy();
+        tree = parsePythonIncremental(text, { text: checked.text, tree: copy });
+        copy.delete();
+      } else {
+        tree = previous ? parsePythonIncremental(text, previous) : parsePython(text);
+      }
       previous?.tree.delete();
     }
     this.trees.delete(file);
@@ -143,6 +201,7 @@ export class Engine {
   forget(file: string): void {
     this.trees.get(file)?.tree.delete();
     this.trees.delete(file);
+    this.dropMemo(file);
   }
 
   /** The dotted module name of a path relative to an import root (`a/b/__init__.py` is `a.b`). */

@@ -69,6 +69,10 @@ function cleanSource(text: string): string {
   return /[\r\0]/.test(text) ? text.replace(/\r(?!\n)/g, '\n').replace(/\0/g, '\uFFFD') : text;
 }
 
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
+}
+
 /** Row and UTF-16 column of an index. */
 function pointAt(text: string, index: number): { row: number; column: number } {
   let row = 0;
@@ -98,6 +102,12 @@ export function parsePythonIncremental(text: string, previous: { text: string; t
     endA--;
     endB--;
   }
+  // The edit is said to start at the last line with code before it: text typed on a blank line
+  // after an indented block changes where the block ends, and tree-sitter re-uses far less of the
+  // old tree when that line is not part of the edit (the result is the same either way).
+  let back = start;
+  while (back > 0 && isSpace(a.charCodeAt(back - 1))) back--;
+  if (back === 0 || a.lastIndexOf('\n', start - 1) >= back) start = back > 0 ? a.lastIndexOf('\n', back - 1) + 1 : 0;
   previous.tree.edit({
     startIndex: start,
     oldEndIndex: endA,

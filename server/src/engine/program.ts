@@ -65,6 +65,12 @@ export interface FullIndex {
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Where a module lookup led, as a string to compare. */
+function moduleIdentity(file: ModuleFile | null): string {
+  if (!file) return '-';
+  return [file.root.label, file.rel ?? '', file.isPackage, file.compiled, ...file.packageDirs.map((d) => `${d.root.label}\0${d.rel}`)].join('\n');
+}
+
 export class Program {
   private fullIndex?: FullIndex;
   private readonly modules = new Map<string, CachedModule>();
@@ -272,7 +278,57 @@ export class Program {
     this.generationStarted = now;
     this.memo.clear();
     this.target.invalidate();
+    if (force) this.forcedSinceSnapshot = true;
   }
+
+  /**
+   * A number that changes whenever what the target says may have changed: a forced refresh, or a
+   * re-validation that found a module file with another identity, a module found elsewhere (or
+   * no longer found), or a package folder listed differently. Results derived from the target
+   * within one epoch stay true (the language server reuses per-statement results on that basis).
+   * Comparing is done once per generation, and only when asked.
+   */
+  contentEpoch(): number {
+    if (this.epochGeneration === this.generation) return this.epoch;
+    this.epochGeneration = this.generation;
+    if (this.forcedSinceSnapshot || !this.snapshot || !this.matchesSnapshot(this.snapshot)) this.epoch++;
+    this.forcedSinceSnapshot = false;
+    this.snapshot = undefined;
+    return this.epoch;
+  }
+
+  /** Records what this generation has seen of the target, for the next `contentEpoch` to compare. */
+  recordSnapshot(): void {
+    if (this.epochGeneration !== this.generation) this.contentEpoch();
+    const lookups = new Map<string, string>();
+    for (const [name, file] of this.target.lookups()) lookups.set(name, moduleIdentity(file));
+    const versions = new Map<string, string | undefined>();
+    for (const [name, m] of this.modules) versions.set(name, m.version);
+    const listings = new Map<string, string>();
+    for (const [key, entry] of this.listed) listings.set(key, entry.listing);
+    this.snapshot = { lookups, versions, listings };
+  }
+
+  private matchesSnapshot(s: { lookups: Map<string, string>; versions: Map<string, string | undefined>; listings: Map<string, string> }): boolean {
+    for (const [name, identity] of s.lookups) if (moduleIdentity(this.target.findModule(name)) !== identity) return false;
+    for (const [name, version] of s.versions) {
+      const file = this.target.findModule(name);
+      const now = file?.rel ? file.root.fileVersion(file.rel) : undefined;
+      if (now !== version) return false;
+    }
+    for (const [key, listing] of s.listings) {
+      const entry = this.listed.get(key);
+      if (!entry || (entry.root.listDir(entry.rel) ?? []).join('/') !== listing) return false;
+    }
+    return true;
+  }
+
+  private epoch = 0;
+  private epochGeneration = -1;
+  private forcedSinceSnapshot = false;
+  private snapshot?: { lookups: Map<string, string>; versions: Map<string, string | undefined>; listings: Map<string, string> };
+  /** Package folders whose listing decided something (placeholder packages). */
+  private readonly listed = new Map<string, { root: ModuleFile['root']; rel: string; listing: string }>();
 
   /**
    * Drop the summaries that only the full index needed once it is built (they come back from
@@ -307,7 +363,11 @@ export class Program {
     if (!file.isPackage) return false;
     const s = file.rel ? this.summary(file.name) : null;
     if (s && (s.bindings.size > 0 || s.starImports.length > 0)) return false;
-    return file.packageDirs.every(({ root, rel }) => (root.listDir(rel) ?? []).every((e) => e === '__init__.py' || e === '__init__.pyi' || e === '__pycache__'));
+    return file.packageDirs.every(({ root, rel }) => {
+      const entries = root.listDir(rel) ?? [];
+      this.listed.set(`${root.label}\0${rel}`, { root, rel, listing: entries.join('/') });
+      return entries.every((e) => e === '__init__.py' || e === '__init__.pyi' || e === '__pycache__');
+    });
   }
 
   inTarget(moduleName: string): boolean {

@@ -5,12 +5,15 @@
  * is set aside: replaced by `pass` and blank lines, so that every other statement parses as it
  * would without it and keeps its exact position. Nothing inside a broken statement is reported.
  */
-import { parsePython, type Node, type Tree } from './parser';
+import { parsePython, parsePythonIncremental, type Node, type Tree } from './parser';
 
 const MAX_ROUNDS = 12;
 
-/** Line ends that leave a statement unfinished outside brackets (`x = 1,` and `1.` are complete). */
-const DANGLING = /(^|[^*])([-+/%@&|^<>=~]|\*\*|(?<![\w)\]}'"])\*)$|\b(and|or|not|in|is|lambda|if|else|await|from|import|as|assert|del|with|for|while|elif|except|class|def|return\s+lambda)$/;
+/**
+ * Line ends that leave a statement unfinished outside brackets (`x = 1,` and `1.` are complete;
+ * `x.` and `f().`, half-typed attributes, are not).
+ */
+const DANGLING = /(^|[^*])([-+/%@&|^<>=~]|\*\*|(?<![\w)\]}'"])\*)$|\b(and|or|not|in|is|lambda|if|else|await|from|import|as|assert|del|with|for|while|elif|except|class|def|return\s+lambda)$|(?<![\w.])[A-Za-z_][\w.]*\.$|[)\]}'"]\.$/;
 
 function indentOf(line: string): number {
   let n = 0;
@@ -105,12 +108,17 @@ export interface Recovered {
 
 /**
  * Parses `text`, setting broken statements aside when it has syntax errors. `raw` is a tree of
- * exactly `text` (an incremental parse kept by the caller); it is not deleted here.
+ * exactly `text` (an incremental parse kept by the caller); `lastChecked` an error-free tree of a
+ * text checked before (of the same file), to re-parse from. Neither is deleted here.
  */
-export function parseRecovering(text: string, raw?: Tree): Recovered {
+export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: string; tree: Tree }): Recovered {
   if (raw && !raw.rootNode.hasError) return { tree: raw, text, broken: [] };
-  let tree = parsePython(text); // a fresh tree: the caller keeps `raw`
-  if (!tree.rootNode.hasError) return { tree, text, broken: [] };
+  // with `raw`, its errors say that the text has some; a fresh tree is made only when needed
+  let tree: Tree | undefined;
+  if (!raw) {
+    tree = parsePython(text);
+    if (!tree.rootNode.hasError) return { tree, text, broken: [] };
+  }
   const lines = text.split('\n');
   const broken: Array<[number, number]> = [];
   const setAside = (from: number, to: number): void => {
@@ -176,8 +184,21 @@ export function parseRecovering(text: string, raw?: Tree): Recovered {
     if (st && !broken.some(([a, b]) => st[0] <= b && st[1] >= a)) setAside(st[0], st[1]);
   }
   let current = lines.join('\n');
-  if (broken.length) {
-    tree.delete();
+  const base = lastChecked ?? (raw ? { text, tree: raw } : undefined);
+  if (broken.length && base) {
+    // the usual case while typing: setting aside what is unfinished is enough, and re-parsing the
+    // last checked text's tree gives what a fresh parse would (where no error remains)
+    const copy = base.tree.copy();
+    try {
+      const t = parsePythonIncremental(current, { text: base.text, tree: copy });
+      if (!t.rootNode.hasError) return { tree: t, text: current, broken };
+      t.delete();
+    } finally {
+      copy.delete();
+    }
+  }
+  if (broken.length || !tree) {
+    tree?.delete();
     tree = parsePython(current);
   }
   // 2. other errors, where tree-sitter places them

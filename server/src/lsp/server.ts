@@ -27,7 +27,10 @@ import { fixAllEdits } from '../engine/fixes';
 import { buildReport, formatReportText } from '../engine/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 
+/** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
+/** A document whose last check took at most this long is re-checked as soon as an edit arrives. */
+const FAST_CHECK_MS = 25;
 const TEST_FAIL_ON = process.env.APIDRIFT_TEST_FAIL_ON;
 
 const connection = createConnection(ProposedFeatures.all);
@@ -61,7 +64,8 @@ interface DocState {
   result: CheckResult;
 }
 const results = new Map<string, DocState>();
-const timers = new Map<string, NodeJS.Timeout>();
+/** The pending check of each document. */
+const timers = new Map<string, { cancel(): void }>();
 
 function log(message: string): void {
   connection.console.log(`[${new Date().toISOString().slice(11, 23)}] ${message}`);
@@ -152,7 +156,7 @@ async function ensureEngine(): Promise<void> {
   }
   sendStatus('indexing', `opening ${resolvedTargets.join(', ')}`);
   try {
-    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, wasmDir: __dirname, indexOnDemand: false, cacheDir });
+    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true });
     if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
@@ -216,16 +220,25 @@ async function reload(): Promise<void> {
   await run;
 }
 
-function schedule(doc: TextDocument, delay = DEBOUNCE_MS): void {
+/** How long the last check of each document took. */
+const checkMs = new Map<string, number>();
+
+function schedule(doc: TextDocument, delay?: number): void {
   const uri = doc.uri;
-  clearTimeout(timers.get(uri));
-  timers.set(
-    uri,
-    setTimeout(() => {
-      timers.delete(uri);
-      void validate(uri, doc.version);
-    }, delay),
-  );
+  // edits that arrived together are still checked once: the timer runs after the pending messages
+  delay ??= (checkMs.get(uri) ?? Infinity) <= FAST_CHECK_MS ? 0 : DEBOUNCE_MS;
+  timers.get(uri)?.cancel();
+  const run = (): void => {
+    timers.delete(uri);
+    void validate(uri, doc.version);
+  };
+  if (delay === 0) {
+    const handle = setImmediate(run);
+    timers.set(uri, { cancel: () => clearImmediate(handle) });
+  } else {
+    const handle = setTimeout(run, delay);
+    timers.set(uri, { cancel: () => clearTimeout(handle) });
+  }
 }
 
 async function validate(uri: string, version: number): Promise<void> {
@@ -253,10 +266,11 @@ async function validate(uri: string, version: number): Promise<void> {
     return;
   }
   if (documents.get(uri)?.version !== version) return; // a newer version is on its way
+  checkMs.set(uri, performance.now() - started);
   results.set(uri, { version, result });
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });
-  log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${Math.round(performance.now() - started)} ms`);
+  log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
 }
 
 function contains(r: Range, p: Position): boolean {
@@ -337,9 +351,10 @@ connection.onRequest(RecheckRequest, async () => {
 documents.onDidOpen((e) => schedule(e.document, 0));
 documents.onDidChangeContent((e) => schedule(e.document));
 documents.onDidClose((e) => {
-  clearTimeout(timers.get(e.document.uri));
+  timers.get(e.document.uri)?.cancel();
   timers.delete(e.document.uri);
   results.delete(e.document.uri);
+  checkMs.delete(e.document.uri);
   engine?.forget(uriToPath(e.document.uri));
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
 });

@@ -61,6 +61,11 @@ export class Target {
     this.cache.clear();
   }
 
+  /** The lookups made since the last `invalidate`. */
+  lookups(): IterableIterator<[string, ModuleFile | null]> {
+    return this.cache.entries();
+  }
+
   /** Finds a module by dotted name, or null when the target does not have it. */
   findModule(name: string): ModuleFile | null {
     const hit = this.cache.get(name);

@@ -1,0 +1,189 @@
+/**
+ * Per-statement reuse for re-checks of an edited file. A top-level statement's findings depend on
+ * its own text, on the module-level names it mentions (and, through their bindings, on the names
+ * those mention), on the file's module-wide facts (star imports, `__all__`, module `__getattr__`)
+ * and on the target. When none of these changed since the last check of the same file, the
+ * statement's results are taken over, moved to where the statement is now, instead of checking
+ * it again: a keystroke costs the statements it touched.
+ */
+import type { OverrideInfo } from './check';
+import type { Binding, ModuleSummary } from './summary';
+import type { CallInfo, Finding, Position, Range } from './types';
+
+/** What checking one top-level statement produced, with rows relative to the statement's first row. */
+export interface StatementResult {
+  findings: Finding[];
+  calls: CallInfo[];
+  callsChecked: number;
+  callsUnknown: number;
+  overrides: OverrideInfo[];
+  tooDeep: boolean;
+}
+
+interface Entry {
+  /** Fingerprint of each name the result depended on, as it was. */
+  deps: Array<[string, string]>;
+  /** The result used the set of all module-level names (the names a fix may propose). */
+  allNames?: string;
+  result: StatementResult;
+}
+
+/** The reusable statement results of one file, for one checker (target or baseline). */
+export class StatementMemo {
+  private global = '';
+  private entries = new Map<string, Entry>();
+  private next = new Map<string, Entry>();
+
+  /** Starts a check; a change of the module-wide facts or of the target drops everything. */
+  begin(global: string): void {
+    if (global !== this.global) this.entries.clear();
+    this.global = global;
+    this.next = new Map();
+  }
+
+  lookup(key: string): Entry | undefined {
+    return this.entries.get(key);
+  }
+
+  store(key: string, entry: Entry): void {
+    this.next.set(key, entry);
+  }
+
+  /** Ends a check: only the statements of this version are kept. */
+  end(): void {
+    this.entries = this.next;
+    this.next = new Map();
+  }
+
+  /**
+   * Ends a check that did not complete (cancelled by a newer version): what it stored joins what
+   * was there. Every entry is still validated against its dependencies when used.
+   */
+  keepBoth(): void {
+    for (const [k, v] of this.next) this.entries.set(k, v);
+    this.next = new Map();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
+
+export type { Entry as StatementEntry };
+
+const IDENTIFIER = /[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*/gu;
+
+/** Every identifier-like word of a text (a superset of the names it uses). */
+export function wordsOf(text: string): Set<string> {
+  return new Set(text.match(IDENTIFIER) ?? []);
+}
+
+function replacer(_key: string, value: unknown): unknown {
+  if (value instanceof Map) return { $map: [...value.entries()] };
+  if (value instanceof Set) return { $set: [...value] };
+  return value;
+}
+
+export function fingerprintOf(value: unknown): string {
+  return JSON.stringify(value, replacer) ?? '';
+}
+
+/** The module-wide facts of a file's summary: everything but its bindings. */
+export function moduleFacts(s: ModuleSummary): string {
+  return fingerprintOf({ ...s, bindings: undefined });
+}
+
+/**
+ * Fingerprints of module-level names for one check: a name's bindings, where a binding made by
+ * the statement itself counts by its place in the statement only (its content is the statement's
+ * own text), so that moving a statement does not change what it depends on.
+ */
+export class NameFingerprints {
+  private readonly json = new Map<Binding, string>();
+  private readonly words = new Map<Binding, Set<string>>();
+
+  constructor(private readonly bindings: Map<string, Binding[]>) {}
+
+  private jsonOf(b: Binding): string {
+    let j = this.json.get(b);
+    if (j === undefined) {
+      j = fingerprintOf(b);
+      this.json.set(b, j);
+    }
+    return j;
+  }
+
+  private wordsOfBinding(b: Binding): Set<string> {
+    let w = this.words.get(b);
+    if (!w) {
+      w = wordsOf(this.jsonOf(b));
+      this.words.set(b, w);
+    }
+    return w;
+  }
+
+  /** `first`, `last`: the statement's 1-based lines. */
+  fingerprint(name: string, first: number, last: number): string {
+    const bs = this.bindings.get(name);
+    if (!bs) return '';
+    return bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.jsonOf(b))).join('\n');
+  }
+
+  /** The names a statement's result may depend on: its words, and the words of the bindings they reach. */
+  closure(words: Set<string>, first: number, last: number): Set<string> {
+    const out = new Set<string>();
+    const todo = [...words];
+    while (todo.length > 0) {
+      const n = todo.pop()!;
+      if (out.has(n)) continue;
+      out.add(n);
+      for (const b of this.bindings.get(n) ?? []) {
+        if (b.line >= first && b.line <= last) continue;
+        for (const w of this.wordsOfBinding(b)) if (!out.has(w)) todo.push(w);
+      }
+    }
+    return out;
+  }
+
+  /** The names bound at module level, with the lines that bind them. */
+  allNames(): string {
+    const parts: string[] = [];
+    for (const [name, bs] of this.bindings) parts.push(`${name}:${bs.map((b) => `${b.kind}@${b.line}`).join(',')}`);
+    return parts.join(' ');
+  }
+}
+
+function movePos(p: Position, delta: number): Position {
+  return { line: p.line + delta, character: p.character };
+}
+
+export function moveRange(r: Range, delta: number): Range {
+  return { start: movePos(r.start, delta), end: movePos(r.end, delta) };
+}
+
+function moveFinding(f: Finding, delta: number): Finding {
+  const out: Finding = {
+    ...f,
+    range: moveRange(f.range, delta),
+    fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((e) => ({ ...e, range: moveRange(e.range, delta) })) })),
+  };
+  if (f.call) out.call = moveRange(f.call, delta);
+  if (f.tags) out.tags = [...f.tags];
+  return out;
+}
+
+function moveCall(c: CallInfo, delta: number): CallInfo {
+  return { ...c, range: moveRange(c.range, delta), extent: moveRange(c.extent, delta) };
+}
+
+/** A copy of a result with every position moved by `delta` rows (the copy may be changed freely). */
+export function moveResult(r: StatementResult, delta: number): StatementResult {
+  return {
+    findings: r.findings.map((f) => moveFinding(f, delta)),
+    calls: r.calls.map((c) => moveCall(c, delta)),
+    callsChecked: r.callsChecked,
+    callsUnknown: r.callsUnknown,
+    overrides: r.overrides.map((o) => ({ ...o, range: moveRange(o.range, delta) })),
+    tooDeep: r.tooDeep,
+  };
+}

@@ -1,0 +1,252 @@
+/**
+ * Re-checks that re-use the results of unchanged statements (the language server's keystroke
+ * path) must say exactly what a fresh check of the same text says: every finding, fix, position
+ * and count. Each step below is compared with a new engine that checks the text from scratch.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { after, describe, it } from 'node:test';
+import { Engine, type CheckResult } from '../../server/src/engine';
+import { initParser, parsePython, parsePythonIncremental } from '../../server/src/engine/parser';
+import { parseRecovering } from '../../server/src/engine/recover';
+import { FIXTURES, stdlibZip, tempTree } from '../helpers';
+import { ZipRoot } from '../../server/src/engine/sources/zipRoot';
+
+/** Everything a check reports, without the file name (the two engines check under different names). */
+function essence(r: CheckResult): unknown {
+  return {
+    findings: r.findings.map((f) => ({ ...f, file: '' })),
+    calls: r.calls.map((c) => ({ range: c.range, extent: c.extent, callee: c.callee, signatures: c.signatures, unknownReason: c.unknownReason, baseline: c.baseline, changes: c.changes })),
+    callsChecked: r.callsChecked,
+    callsUnknown: r.callsUnknown,
+    skipped: r.skipped,
+  };
+}
+
+const LIB = {
+  'lib/__init__.py': [
+    'def f(a, b):',
+    '    return a',
+    '',
+    'def g(x, *, block_size):',
+    '    return x',
+    '',
+    'class C:',
+    '    def __init__(self, n):',
+    '        self.n = n',
+    '    def m(self, k):',
+    '        return k',
+    '',
+    'class D(C):',
+    '    pass',
+    '',
+  ].join('\n'),
+  'lib/extra.py': 'def h(q):\n    return q\n',
+};
+
+const USER = [
+  'from lib import f, C',
+  'import lib',
+  '',
+  'A = C',
+  'K = A',
+  'def use():',
+  '    return f(1, 2, 3)',
+  '',
+  'y = K(1, 2)',
+  'f(1)',
+  'lib.g(1)',
+  '',
+].join('\n');
+
+describe('incremental re-checks', () => {
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+  async function session(targets: string[], baseline?: string[]): Promise<{ check(text: string): CheckResult; fresh(text: string): Promise<CheckResult> }> {
+    const engine = await Engine.open({ targets, baseline, incremental: true });
+    return {
+      check: (text) => engine.check(text, 'edited.py'),
+      fresh: async (text) => (await Engine.open({ targets, baseline })).check(text, 'fresh.py'),
+    };
+  }
+
+  it('follows edits that change what other statements depend on, and re-uses the rest', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const s = await session([dir]);
+    const steps: Array<[string, (t: string) => string]> = [
+      ['as written', (t) => t],
+      // K(1, 2) mentions K only: what A is reaches it through K's binding
+      ['K is f now', (t) => t.replace('A = C', 'A = f')],
+      ['K is a subclass of C', (t) => t.replace('A = f', 'A = lib.D')],
+      ['a constant a fix can use appears', (t) => `BLOCK_SIZE = 16\n${t}`],
+      ['lines inserted above everything', (t) => `\n\n# moved down\n${t}`],
+      ['f is rebound further down', (t) => `${t}from lib.extra import h as f\n`],
+      ['a star import replaces the named one', (t) => t.replace('from lib import f, C', 'from lib import *')],
+      ['C bound twice, conditionally', (t) => t.replace('import lib\n', 'import lib\nif lib:\n    from lib import D as C\n')],
+      ['a broken statement', (t) => t.replace('f(1)', 'f(1, ')],
+      ['and mended', (t) => t.replace('f(1, ', 'f(1, 2, 3)')],
+    ];
+    let text = USER;
+    const seen: string[] = [];
+    for (const [what, edit] of steps) {
+      text = edit(text);
+      const r = s.check(text);
+      assert.deepEqual(essence(r), essence(await s.fresh(text)), `after "${what}"`);
+      seen.push(`${what}: ${r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.param ?? ''}`).join(' ')} (reused ${r.reused})`);
+    }
+    console.log(seen.join('\n'));
+    // the edits were seen: K(1, 2) has one argument too many for C, binds f, then has one too many again
+    assert.match(seen[0], /^as written: 6:too-many-positional: 8:too-many-positional:/);
+    assert.doesNotMatch(seen[1], / 8:too-many-positional/);
+    assert.match(seen[2], / 8:too-many-positional/);
+    const withConstant = s.check(steps.slice(0, 4).reduce((t, [, e]) => e(t), USER));
+    const fix = withConstant.findings.find((f) => f.param === 'block_size')?.fixes[0];
+    assert.ok(fix && /block_size=BLOCK_SIZE/.test(fix.edits[0].newText), `fix uses the constant: ${JSON.stringify(fix)}`);
+  });
+
+  it('re-checks only the statements an edit touched', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const s = await session([dir]);
+    const first = s.check(USER);
+    assert.equal(first.reused, 0);
+    // an edit inside one function body: the other statements are taken over
+    const edited = USER.replace('f(1, 2, 3)', 'f(1, 2, 4)');
+    assert.notEqual(edited, USER);
+    const r = s.check(edited);
+    const statements = parsePython(edited).rootNode.namedChildren.length;
+    assert.equal(r.reused, statements - 1, 'every statement but the edited one is re-used');
+    assert.deepEqual(essence(r), essence(await s.fresh(edited)));
+    // the same text again: everything is re-used
+    assert.equal(s.check(edited).reused, statements);
+  });
+
+  it('notices a target file that changed between two checks', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const engine = await Engine.open({ targets: [dir], incremental: true });
+    const before = engine.check(USER, 'u.py');
+    assert.ok(before.findings.some((f) => f.code === 'missing-argument' && f.param === 'b'));
+    // f loses its second parameter: `f(1)` now binds
+    const file = path.join(dir, 'lib', '__init__.py');
+    fs.writeFileSync(file, LIB['lib/__init__.py'].replace('def f(a, b):', 'def f(a):   '));
+    const later = engine.check(USER, 'u.py');
+    assert.ok(!later.findings.some((f) => f.param === 'b'), 'the new signature of f is used');
+    assert.equal(later.reused, 0, 'nothing is re-used once the target changed');
+    // a module that appears on disk is found too
+    const withImport = `${USER}from lib.later import z\n`;
+    assert.ok(engine.check(withImport, 'u.py').findings.some((f) => f.code === 'unknown-module'));
+    fs.writeFileSync(path.join(dir, 'lib', 'later.py'), 'z = 1\n');
+    assert.ok(!engine.check(withImport, 'u.py').findings.some((f) => f.code === 'unknown-module'), 'the new module is seen');
+  });
+
+  it('matches fresh checks over random edits of the story file, with a baseline', async () => {
+    const vllm = path.join(FIXTURES, 'vllm');
+    const s = await session([path.join(vllm, 'new')], [path.join(vllm, 'old')]);
+    let text = fs.readFileSync(path.join(vllm, 'user', 'hidden_states_generator.py'), 'utf8');
+    let seed = 20261202;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pieces = ['\n', ' ', 'x', '(', ')', ',', '=', '.', ':', 'block_size=16, ', 'VLLM_BLOCK_SIZE = 1\n', 'import vllm\n', '    ', '#', '"'];
+    let compared = 0;
+    let reused = 0;
+    const EDITS = 150;
+    // lines are deleted, copied elsewhere or swapped; a typed piece (often a syntax error) stays
+    // for one check and is taken back at the next, as a user types and corrects
+    let undo: string | undefined;
+    for (let i = 0; i < EDITS; i++) {
+      const lines = text.split('\n');
+      const op = undo !== undefined ? -1 : rand(4);
+      if (op === -1) {
+        text = undo!;
+        undo = undefined;
+      } else if (op === 0 && lines.length > 5) lines.splice(rand(lines.length), 1);
+      else if (op === 1) lines.splice(rand(lines.length), 0, lines[rand(lines.length)]);
+      else if (op === 2) {
+        const at = rand(lines.length - 1);
+        [lines[at], lines[at + 1]] = [lines[at + 1], lines[at]];
+      } else {
+        undo = text;
+        const at = rand(text.length + 1);
+        text = text.slice(0, at) + pieces[rand(pieces.length)] + text.slice(at);
+      }
+      if (op >= 0 && op <= 2) text = lines.join('\n');
+      const r = s.check(text);
+      reused += r.reused ?? 0;
+      if (i % 3 === 0 || i === EDITS - 1) {
+        assert.deepEqual(essence(r), essence(await s.fresh(text)), `edit ${i} (seed 20261202)`);
+        compared++;
+      }
+    }
+    console.log(`${EDITS} random edits, ${compared} compared with fresh checks, ${reused} statement results re-used`);
+    assert.ok(reused > EDITS, 'statement results were re-used');
+  });
+});
+
+describe('parsing after an edit', () => {
+  it('an edited tree equals a fresh parse, for text typed on blank lines, in indentation and in code (stdlib modules)', async () => {
+    await initParser();
+    const zip = new ZipRoot(stdlibZip('312'));
+    let compared = 0;
+    for (const rel of ['argparse.py', 'dataclasses.py', 'json/decoder.py', 'textwrap.py']) {
+      const text = zip.readText(rel)!;
+      const lines = text.split('\n');
+      const base = parsePython(text);
+      const rows = lines.map((_, i) => i).filter((i) => i % 37 === 0 || (lines[i].trim() === '' && i > 0 && /^\s+\S/.test(lines[i - 1])));
+      for (const row of rows.slice(0, 40)) {
+        for (const insert of ['pass', 'x = 1', '    y.', '(']) {
+          const changed = [...lines.slice(0, row), insert + lines[row], ...lines.slice(row + 1)].join('\n');
+          const copy = base.copy();
+          const edited = parsePythonIncremental(changed, { text, tree: copy });
+          const fresh = parsePython(changed);
+          assert.equal(edited.rootNode.toString(), fresh.rootNode.toString(), `${rel}:${row + 1} with ${JSON.stringify(insert)}`);
+          compared++;
+          for (const t of [copy, edited, fresh]) t.delete();
+        }
+      }
+      base.delete();
+    }
+    assert.ok(compared > 300);
+  });
+
+  it('setting broken statements aside from the last checked tree gives what a fresh start gives', async () => {
+    await initParser();
+    const text = fs.readFileSync(path.join(FIXTURES, 'vllm', 'user', 'hidden_states_generator.py'), 'utf8');
+    const lines = text.split('\n');
+    const clean = parsePython(text);
+    let compared = 0;
+    for (let row = 0; row < lines.length; row += 3) {
+      const line = lines[row];
+      if (line.trim() === '') continue;
+      // the line cut short, as while typing it
+      const cut = [...lines.slice(0, row), line.slice(0, Math.ceil(line.length / 2)), ...lines.slice(row + 1)].join('\n');
+      const raw = parsePythonIncremental(cut, { text, tree: clean.copy() });
+      const fromScratch = parseRecovering(cut);
+      const fromLast = parseRecovering(cut, raw, { text, tree: clean });
+      assert.equal(fromLast.text, fromScratch.text, `line ${row + 1}`);
+      assert.deepEqual(fromLast.broken, fromScratch.broken, `line ${row + 1}`);
+      assert.equal(fromLast.tree.rootNode.toString(), fromScratch.tree.rootNode.toString(), `line ${row + 1}`);
+      for (const t of new Set([raw, fromScratch.tree, fromLast.tree])) t.delete();
+      compared++;
+    }
+    clean.delete();
+    assert.ok(compared > 50, `${compared} lines compared`);
+  });
+
+  it('a half-typed attribute (`x = mod.`) is set aside by itself', async () => {
+    await initParser();
+    const text = 'import os\n\ndef f():\n    return 1\n\nx = os.path.\n\ndef g():\n    return 2\n';
+    const r = parseRecovering(text);
+    assert.deepEqual(r.broken, [[5, 5]]);
+    assert.equal(r.tree.rootNode.hasError, false);
+    r.tree.delete();
+    const number = parseRecovering('x = 1.\n');
+    assert.deepEqual(number.broken, [], '`1.` is a complete number');
+    number.tree.delete();
+  });
+});
