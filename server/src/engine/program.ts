@@ -4,10 +4,10 @@
  */
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { CACHE_FORMAT, hashText, type SummaryCache } from './cache';
+import { CACHE_FORMAT, hashText, serializeSummary, type SummaryCache } from './cache';
 import { EMPTY_MODULE_INDEX, type ModuleIndex, moduleIndexOf } from './indexEntries';
 import type { IndexJob, IndexRequest, IndexResult } from './indexWorker';
-import { wasmFolder } from './parser';
+import { initParser, wasmFolder } from './parser';
 import type { ModuleFile, Target } from './sources/target';
 import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from './summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
@@ -128,11 +128,12 @@ export class Program {
   }
 
   /**
-   * The same on several threads. Worker threads start first (each loads its parser while this
-   * thread lists and reads the files) and are fed batches as files are read; they parse and
-   * summarise, and answer with each module's index entries, plus the summary serialised for the
-   * cache when there is one, and as an object only when the program keeps summaries (not with
-   * `releaseAfterIndex`). Falls back to one thread for small targets or when workers cannot start.
+   * The same on several threads: this one and `threads - 1` workers. The workers start first
+   * (each loads its parser while this thread lists and reads the files) and are fed batches as
+   * files are read; this thread summarises the batches they have no room for. A worker answers
+   * with each module's index entries, plus the summary serialised for the cache when there is one,
+   * and as an object only when the program keeps summaries (not with `releaseAfterIndex`).
+   * Falls back to one thread for small targets or when workers cannot start.
    */
   async buildFullIndexParallel(threads: number, onProgress?: (done: number, total: number) => void): Promise<FullIndex> {
     if (this.fullIndex) return this.fullIndex;
@@ -143,7 +144,7 @@ export class Program {
     const workers: Worker[] = [];
     const stop = (): Promise<unknown> => Promise.all(workers.splice(0).map((w) => w.terminate()));
     try {
-      for (let t = 0; t < threads; t++) workers.push(new Worker(path.join(__dirname, 'indexWorker.js'), { workerData: { wasmDir: wasmFolder } }));
+      for (let t = 1; t < threads; t++) workers.push(new Worker(path.join(__dirname, 'indexWorker.js'), { workerData: { wasmDir: wasmFolder } }));
     } catch (e) {
       this.onError?.('(index workers)', e);
       await stop();
@@ -154,6 +155,7 @@ export class Program {
       await stop();
       return this.finishIndex(started, modules, dirs, new Array(modules.length), undefined, onProgress);
     }
+    await initParser(wasmFolder); // this thread summarises too
     const results: Array<ModuleIndex | undefined> = new Array(modules.length);
     const versions: Record<string, string> = {};
     const keep = !this.releaseAfterIndex;
@@ -166,52 +168,86 @@ export class Program {
       hash?: string;
     }
     const queue: Job[][] = [];
-    const BATCH = 24;
+    const BATCH = 16;
     let total = 0;
     let done = 0;
     let failure: unknown;
     let finished!: () => void;
     const allDone = new Promise<void>((resolve) => (finished = resolve));
     let reading = true;
-    const busy = new Map<Worker, number>(workers.map((w) => [w, 0]));
     /** The batches each worker was given and has not answered yet, in order. */
-    const pendingBatches = new Map<Worker, Job[][]>(workers.map((w) => [w, []]));
+    const given = new Map<Worker, Job[][]>(workers.map((w) => [w, []]));
+    const progress = (n: number): void => {
+      done += n;
+      onProgress?.(done, total);
+      if (!reading && done === total) finished();
+    };
     const dispatch = (): void => {
+      if (failure !== undefined) return;
       for (const w of workers) {
-        while (queue.length > 0 && busy.get(w)! < 2) {
+        const mine = given.get(w)!;
+        while (queue.length > 0 && mine.length < 2) {
           const batch = queue.shift()!;
-          busy.set(w, busy.get(w)! + 1);
+          mine.push(batch);
           const req: IndexRequest = { jobs: batch.map(({ name, isPackage, file, text }) => ({ name, isPackage, file, text })), serialized: !!cache, summary: keep };
           w.postMessage(req);
-          pendingBatches.get(w)!.push(batch);
         }
       }
-      if (!reading && done === total) finished();
+    };
+    const record = (j: Job, index: ModuleIndex, serialized: string | undefined, summary: ModuleSummary | undefined): void => {
+      results[j.at] = index;
+      this.filesRead.add(j.file);
+      if (cache && serialized !== undefined) cache.putSerialized(j.root, j.rel, j.version, j.hash ?? hashText(j.text), serialized);
+      if (keep && summary) this.modules.set(j.name, { version: j.version, summary, generation: this.generation });
+    };
+    /** Summarises a batch on this thread (a failure is left for `finishIndex` to report). */
+    const here = (batch: Job[]): void => {
+      for (const j of batch) {
+        let s: ModuleSummary;
+        try {
+          s = summarizeModule(j.text, j.name, j.isPackage, j.file);
+        } catch {
+          continue;
+        }
+        record(j, moduleIndexOf(s), cache ? serializeSummary(s) : undefined, s);
+      }
+      progress(batch.length);
     };
     for (const w of workers) {
       w.on('message', (out: IndexResult[]) => {
-        const batch = pendingBatches.get(w)!.shift()!;
-        busy.set(w, busy.get(w)! - 1);
+        if (failure !== undefined) return; // its batches were taken back
+        const batch = given.get(w)!.shift()!;
         out.forEach((r, k) => {
-          const j = batch[k];
-          if (!r.index) return; // summarised again below, where the failure is reported
-          results[j.at] = r.index;
-          this.filesRead.add(j.file);
-          if (cache && r.serialized !== undefined) cache.putSerialized(j.root, j.rel, j.version, j.hash ?? hashText(j.text), r.serialized);
-          if (keep && r.summary) this.modules.set(j.name, { version: j.version, summary: r.summary, generation: this.generation });
+          if (r.index) record(batch[k], r.index, r.serialized, r.summary); // else summarised again in finishIndex, which reports the failure
         });
-        done += batch.length;
-        onProgress?.(done, total);
         dispatch();
+        progress(batch.length);
       });
-      w.on('error', (e) => {
-        failure ??= e;
+      const fail = (e: unknown): void => {
+        if (failure !== undefined) return;
+        failure = e;
+        // what the workers were given is summarised here
+        for (const b of given.values()) queue.push(...b.splice(0));
         finished();
+      };
+      w.on('error', fail);
+      w.on('exit', (code) => {
+        if (given.get(w)!.length > 0) fail(new Error(`an index worker stopped (exit code ${code})`));
       });
     }
+    const yieldNow = (): Promise<unknown> => new Promise((resolve) => setImmediate(resolve));
     let batch: Job[] = [];
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      queue.push(batch);
+      total += batch.length;
+      batch = [];
+      dispatch();
+      if (queue.length > 0) here(queue.shift()!); // the workers are busy: take one batch
+      await yieldNow(); // let the workers' answers in
+    };
     let i = 0;
-    for (; i < modules.length && failure === undefined; i++) {
+    for (; i < modules.length; i++) {
       const name = modules[i];
       const file = this.target.findModule(name);
       if (!file || !file.rel) {
@@ -222,7 +258,7 @@ export class Program {
       const root = file.root;
       const version = root.fileVersion(rel);
       versions[`${root.label}\0${rel}`] = version ?? '';
-      if (this.overlays.has(name) || this.modules.has(name)) continue; // summarised below, on this thread
+      if (this.overlays.has(name) || this.modules.has(name)) continue; // summarised in finishIndex
       const hit = cache?.get(root, rel, version, () => root.readText(rel));
       if (hit?.summary && hit.summary.name === name) {
         results[i] = moduleIndexOf(hit.summary);
@@ -231,26 +267,24 @@ export class Program {
         continue;
       }
       const text = hit ? hit.text : root.readText(rel);
-      if (text === undefined) continue; // reported below
+      if (text === undefined) continue; // reported in finishIndex
       batch.push({ at: i, name, isPackage: file.isPackage, file: root.displayPath(rel), text, root, rel, version, hash: hit?.hash });
-      if (batch.length === BATCH) {
-        queue.push(batch);
-        total += batch.length;
-        batch = [];
-        dispatch();
-        await new Promise((resolve) => setImmediate(resolve)); // let the workers' answers in
-      }
+      if (batch.length === BATCH) await flush();
     }
-    if (batch.length > 0) {
-      queue.push(batch);
-      total += batch.length;
-    }
+    await flush();
     reading = false;
-    dispatch();
-    if (failure === undefined) await allDone;
-    if (failure !== undefined) this.onError?.('(index workers)', failure);
+    while (queue.length > 0) {
+      here(queue.shift()!);
+      dispatch();
+      await yieldNow();
+    }
+    if (done < total && failure === undefined) await allDone;
+    if (failure !== undefined) {
+      this.onError?.('(index workers)', failure);
+      for (const b of queue.splice(0)) here(b);
+    }
     await stop();
-    return this.finishIndex(started, modules, dirs, results, i === modules.length ? versions : undefined, onProgress);
+    return this.finishIndex(started, modules, dirs, results, versions, onProgress);
   }
 
   /** The same, yielding to the event loop every few modules so that requests are still served. */
