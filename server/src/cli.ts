@@ -153,6 +153,7 @@ function finish(engine: Engine, code: number): number {
 }
 
 async function runIndex(engine: Engine, args: Args, started: number, io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number> {
+  engine.program.releaseAfterIndex = true; // nothing here reads the summaries: the workers need not send them
   const index = await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing modules'));
   const ms = Math.round(performance.now() - started);
   const out = { version: JSON_SCHEMA_VERSION, target: engine.program.target.label, modules: index.modules.length, signatures: index.signatures, parsed: engine.program.filesRead.size, fromCache: index.fromCache ? index.modules.length : engine.program.fromCache, ms };

@@ -24,6 +24,26 @@ describe('skeleton parsing', () => {
     assert.ok(sk.bodies.get(9)?.includes('self.v = 1'));
   });
 
+  it('shortens comments and docstrings outside parsed bodies, keeping every line and column', () => {
+    const src = '"""Module doc."""\n# a comment\nimport os  # why\n\nclass C:\n    """Class\n    doc."""\n    x: int = 1  # note\n    def m(self):\n        """m doc"""\n        # inside\n        return self\n';
+    const sk = skeletonize(src);
+    assert.equal(sk.text.split('\n').length, src.split('\n').length);
+    assert.equal(sk.text, '""\n#\nimport os  #\n\nclass C:\n    ""\n\n    x: int = 1  #\n    def m(self):\n        """m doc"""\n        #\n        return self\n');
+  });
+
+  it('gives the same summary as a full parse for tricky layouts: CRLF, lone CR, comments at column 0, strings that are not alone', async () => {
+    await initParser();
+    const cases = [
+      'class A:\r\n    """doc"""\r\n    def f(self):  # c\r\n        self.a = 1  # self.b = 2\r\n        return self\r\n# col 0\r\n    def g(self): pass\r\n',
+      'def deco(fn):\r    """doc\r    more"""\r    def inner(*args, **kwargs):\r        return fn(*args, **kwargs)\r    return inner\rX = 1\r',
+      '"a" "b"\n"""x""".join([])\nr"""raw"""  # c\nclass B:\n    f"{1}"\n    y = 2  # self.z = 3\n    def m(self):\n        # self.q = 1\n        """doc with self.w = 2"""\n        return self\n',
+      'def outer(a):\n    def inner():\n        pass\n    x = inner  # not returned\n\ndef warned():\n    """d"""\n    warnings.warn("old", DeprecationWarning)\n',
+    ];
+    for (const src of cases) {
+      assert.equal(canonical(summarizeModule(src, 'm', false, 'm.py')), canonical(summarizeModule(src, 'm', false, 'm.py', true)), JSON.stringify(src));
+    }
+  });
+
   for (const v of ['311', '314'] as const) {
     it(`gives the same summary as a full parse for every module of the ${v[0]}.${v.slice(1)} standard library`, async () => {
       await initParser();

@@ -13,7 +13,7 @@ import type { SourceRoot } from './sources/sourceRoot';
 import type { ModuleSummary } from './summary';
 
 /** Bumped whenever summaries change shape or meaning. */
-export const CACHE_FORMAT = 'apidrift-summaries-4';
+export const CACHE_FORMAT = 'apidrift-summaries-5';
 
 interface Entry {
   /** file identity */
@@ -44,6 +44,11 @@ function reviver(_key: string, value: unknown): unknown {
     if (o.$set) return new Set(o.$set);
   }
   return value;
+}
+
+/** A summary as the cache stores it. */
+export function serializeSummary(summary: ModuleSummary): string {
+  return JSON.stringify(summary, replacer);
 }
 
 export function hashText(text: string): string {
@@ -112,6 +117,11 @@ export interface CachedIndex {
   definitions: Array<[string, Array<{ module: string; kind: 'def' | 'class'; line: number }>]>;
   /** root label + '\0' + rel -> file identity */
   versions: Record<string, string>;
+  /**
+   * root label + '\0' + rel + '/' -> identity of every folder listed to find the modules, when
+   * every root can tell one (a folder's identity changes when entries are added or removed).
+   */
+  dirs?: Record<string, string>;
 }
 
 export class SummaryCache {
@@ -152,8 +162,13 @@ export class SummaryCache {
   }
 
   put(root: SourceRoot, rel: string, version: string | undefined, hash: string, summary: ModuleSummary): void {
+    this.putSerialized(root, rel, version, hash, serializeSummary(summary));
+  }
+
+  /** The same with a summary already serialised by `serializeSummary` (e.g. on another thread). */
+  putSerialized(root: SourceRoot, rel: string, version: string | undefined, hash: string, serialized: string): void {
     const rc = this.rootCache(root);
-    rc.entries[rel] = { v: version ?? '', h: hash, s: JSON.stringify(summary, replacer) };
+    rc.entries[rel] = { v: version ?? '', h: hash, s: serialized };
     rc.dirty = true;
   }
 
@@ -177,7 +192,10 @@ export class SummaryCache {
   loadIndex(targetLabel: string): CachedIndex | undefined {
     try {
       const data = JSON.parse(fs.readFileSync(this.indexFile(targetLabel), 'utf8')) as CachedIndex;
-      if (data && data.format === CACHE_FORMAT && data.target === targetLabel && Array.isArray(data.modules) && Array.isArray(data.definitions) && data.versions) return data;
+      if (data && data.format === CACHE_FORMAT && data.target === targetLabel && Array.isArray(data.modules) && Array.isArray(data.definitions) && data.versions && typeof data.versions === 'object') {
+        if (data.dirs !== undefined && (typeof data.dirs !== 'object' || data.dirs === null)) data.dirs = undefined;
+        return data;
+      }
       this.onError(`ignoring index cache for ${targetLabel}: written by another version`);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(`ignoring corrupt index cache for ${targetLabel}: ${(e as Error).message}`);

@@ -4,9 +4,10 @@
  */
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { CACHE_FORMAT, hashText, type SummaryCache } from './cache';
-import type { IndexJob } from './indexWorker';
-import { wasmFolder } from './parser';
+import { CACHE_FORMAT, hashText, serializeSummary, type SummaryCache } from './cache';
+import { EMPTY_MODULE_INDEX, type ModuleIndex, moduleIndexOf } from './indexEntries';
+import type { IndexJob, IndexRequest, IndexResult } from './indexWorker';
+import { initParser, wasmFolder } from './parser';
 import type { ModuleFile, Target } from './sources/target';
 import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from './summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
@@ -90,10 +91,24 @@ export class Program {
 
   /** Every module name the target has (packages, modules and stubs), found by walking its roots. */
   allModules(): string[] {
+    return this.listModules().modules;
+  }
+
+  /**
+   * The module names, with the identity of every folder listed to find them (taken before it is
+   * listed), or no folder identities when some root cannot tell them (archives, git revisions).
+   */
+  private listModules(): { modules: string[]; dirs: Record<string, string> | undefined } {
     const names = new Set<string>();
+    let dirs: Record<string, string> | undefined = {};
     for (const root of this.target.roots) {
       const walk = (rel: string, prefix: string, depth: number): void => {
         if (depth > 16) return;
+        if (dirs) {
+          const v = root.fileVersion(rel);
+          if (v === undefined) dirs = undefined;
+          else dirs[`${root.label}\0${rel}/`] = v;
+        }
         for (const e of root.listDir(rel) ?? []) {
           const child = rel ? `${rel}/${e}` : e;
           const m = /^(.*)\.pyi?$/.exec(e);
@@ -106,7 +121,7 @@ export class Program {
       };
       walk('', '', 0);
     }
-    return [...names].filter((n) => this.target.findModule(n)).sort();
+    return { modules: [...names].filter((n) => this.target.findModule(n)).sort(), dirs };
   }
 
   /** Summarises every module of the target (once; `invalidateIndex` drops it). */
@@ -119,75 +134,163 @@ export class Program {
   }
 
   /**
-   * The same on several threads: the main thread reads files and keeps the cache, worker threads
-   * parse and summarise. Falls back to one thread for small targets or when workers cannot start.
+   * The same on several threads: this one and `threads - 1` workers. The workers start first
+   * (each loads its parser while this thread lists and reads the files) and are fed batches as
+   * files are read; this thread summarises the batches they have no room for. A worker answers
+   * with each module's index entries, plus the summary serialised for the cache when there is one,
+   * and as an object only when the program keeps summaries (not with `releaseAfterIndex`).
+   * Falls back to one thread for small targets or when workers cannot start.
    */
   async buildFullIndexParallel(threads: number, onProgress?: (done: number, total: number) => void): Promise<FullIndex> {
     if (this.fullIndex) return this.fullIndex;
-    const modules = this.allModules();
-    if (threads < 2 || modules.length < 200) return this.buildFullIndex(onProgress);
-    if (this.cache) {
-      const saved = this.cache.loadIndex(this.target.label);
-      if (saved) return this.buildFullIndex(onProgress); // the sequential path knows how to validate and use it
+    const started = performance.now();
+    if (threads < 2) return this.buildFullIndex(onProgress);
+    const saved = this.savedIndex(started, onProgress);
+    if (saved) return saved;
+    const workers: Worker[] = [];
+    const stop = (): Promise<unknown> => Promise.all(workers.splice(0).map((w) => w.terminate()));
+    try {
+      for (let t = 1; t < threads; t++) workers.push(new Worker(path.join(__dirname, 'indexWorker.js'), { workerData: { wasmDir: wasmFolder } }));
+    } catch (e) {
+      this.onError?.('(index workers)', e);
+      await stop();
+      return this.buildFullIndex(onProgress);
     }
-    const jobs: Array<{ job: IndexJob; file: ModuleFile; version: string | undefined; hash?: string }> = [];
-    for (const name of modules) {
+    const { modules, dirs } = this.listModules();
+    if (modules.length < 200) {
+      await stop();
+      return this.finishIndex(started, modules, dirs, new Array(modules.length), undefined, onProgress);
+    }
+    await initParser(wasmFolder); // this thread summarises too
+    const results: Array<ModuleIndex | undefined> = new Array(modules.length);
+    const versions: Record<string, string> = {};
+    const keep = !this.releaseAfterIndex;
+    const cache = this.cache;
+    interface Job extends IndexJob {
+      at: number;
+      root: ModuleFile['root'];
+      rel: string;
+      version: string | undefined;
+      hash?: string;
+    }
+    const queue: Job[][] = [];
+    const BATCH = 16;
+    let total = 0;
+    let done = 0;
+    let failure: unknown;
+    let finished!: () => void;
+    const allDone = new Promise<void>((resolve) => (finished = resolve));
+    let reading = true;
+    /** The batches each worker was given and has not answered yet, in order. */
+    const given = new Map<Worker, Job[][]>(workers.map((w) => [w, []]));
+    const progress = (n: number): void => {
+      done += n;
+      onProgress?.(done, total);
+      if (!reading && done === total) finished();
+    };
+    const dispatch = (): void => {
+      if (failure !== undefined) return;
+      for (const w of workers) {
+        const mine = given.get(w)!;
+        while (queue.length > 0 && mine.length < 2) {
+          const batch = queue.shift()!;
+          mine.push(batch);
+          const req: IndexRequest = { jobs: batch.map(({ name, isPackage, file, text }) => ({ name, isPackage, file, text })), serialized: !!cache, summary: keep };
+          w.postMessage(req);
+        }
+      }
+    };
+    const record = (j: Job, index: ModuleIndex, serialized: string | undefined, summary: ModuleSummary | undefined): void => {
+      results[j.at] = index;
+      this.filesRead.add(j.file);
+      if (cache && serialized !== undefined) cache.putSerialized(j.root, j.rel, j.version, j.hash ?? hashText(j.text), serialized);
+      if (keep && summary) this.modules.set(j.name, { version: j.version, summary, generation: this.generation });
+    };
+    /** Summarises a batch on this thread (a failure is left for `finishIndex` to report). */
+    const here = (batch: Job[]): void => {
+      for (const j of batch) {
+        let s: ModuleSummary;
+        try {
+          s = summarizeModule(j.text, j.name, j.isPackage, j.file);
+        } catch {
+          continue;
+        }
+        record(j, moduleIndexOf(s), cache ? serializeSummary(s) : undefined, s);
+      }
+      progress(batch.length);
+    };
+    for (const w of workers) {
+      w.on('message', (out: IndexResult[]) => {
+        if (failure !== undefined) return; // its batches were taken back
+        const batch = given.get(w)!.shift()!;
+        out.forEach((r, k) => {
+          if (r.index) record(batch[k], r.index, r.serialized, r.summary); // else summarised again in finishIndex, which reports the failure
+        });
+        dispatch();
+        progress(batch.length);
+      });
+      const fail = (e: unknown): void => {
+        if (failure !== undefined) return;
+        failure = e;
+        // what the workers were given is summarised here
+        for (const b of given.values()) queue.push(...b.splice(0));
+        finished();
+      };
+      w.on('error', fail);
+      w.on('exit', (code) => {
+        if (given.get(w)!.length > 0) fail(new Error(`an index worker stopped (exit code ${code})`));
+      });
+    }
+    const yieldNow = (): Promise<unknown> => new Promise((resolve) => setImmediate(resolve));
+    let batch: Job[] = [];
+    const flush = async (): Promise<void> => {
+      if (batch.length === 0) return;
+      queue.push(batch);
+      total += batch.length;
+      batch = [];
+      dispatch();
+      if (queue.length > 0) here(queue.shift()!); // the workers are busy: take one batch
+      await yieldNow(); // let the workers' answers in
+    };
+    let i = 0;
+    for (; i < modules.length; i++) {
+      const name = modules[i];
       const file = this.target.findModule(name);
-      if (!file || !file.rel) continue;
-      const cached = this.modules.get(name);
-      const version = file.root.fileVersion(file.rel);
-      if (cached && cached.version === version && version !== undefined) continue;
+      if (!file || !file.rel) {
+        results[i] = EMPTY_MODULE_INDEX;
+        continue;
+      }
       const rel = file.rel;
-      const hit = this.cache?.get(file.root, rel, version, () => file.root.readText(rel));
+      const root = file.root;
+      const version = root.fileVersion(rel);
+      versions[`${root.label}\0${rel}`] = version ?? '';
+      if (this.overlays.has(name) || this.modules.has(name)) continue; // summarised in finishIndex
+      const hit = cache?.get(root, rel, version, () => root.readText(rel));
       if (hit?.summary && hit.summary.name === name) {
-        this.modules.set(name, { version, summary: hit.summary, generation: this.generation });
+        results[i] = moduleIndexOf(hit.summary);
+        if (keep) this.modules.set(name, { version, summary: hit.summary, generation: this.generation });
         this.fromCache++;
         continue;
       }
-      const text = hit ? hit.text : file.root.readText(rel);
-      if (text === undefined) continue;
-      jobs.push({ job: { name, isPackage: file.isPackage, file: file.root.displayPath(rel), text }, file, version, hash: hit?.hash });
+      const text = hit ? hit.text : root.readText(rel);
+      if (text === undefined) continue; // reported in finishIndex
+      batch.push({ at: i, name, isPackage: file.isPackage, file: root.displayPath(rel), text, root, rel, version, hash: hit?.hash });
+      if (batch.length === BATCH) await flush();
     }
-    let workers: Worker[] = [];
-    try {
-      workers = Array.from({ length: threads }, () => new Worker(path.join(__dirname, 'indexWorker.js'), { workerData: { wasmDir: wasmFolder } }));
-      let next = 0;
-      let done = 0;
-      const BATCH = 24;
-      await Promise.all(
-        workers.map(
-          (w) =>
-            new Promise<void>((resolve, reject) => {
-              const send = (): void => {
-                if (next >= jobs.length) return resolve();
-                const batch = jobs.slice(next, next + BATCH);
-                next += BATCH;
-                w.once('message', (out: Array<ModuleSummary | null>) => {
-                  out.forEach((summary, i) => {
-                    const j = batch[i];
-                    this.modules.set(j.job.name, { version: j.version, summary, generation: this.generation });
-                    if (summary) {
-                      this.filesRead.add(summary.file);
-                      if (this.cache && j.file.rel) this.cache.put(j.file.root, j.file.rel, j.version, j.hash ?? hashText(j.job.text), summary);
-                    }
-                  });
-                  done += batch.length;
-                  onProgress?.(done, jobs.length);
-                  send();
-                });
-                w.postMessage(batch.map((b) => b.job));
-              };
-              w.once('error', reject);
-              send();
-            }),
-        ),
-      );
-    } catch (e) {
-      this.onError?.('(index workers)', e);
-    } finally {
-      await Promise.all(workers.map((w) => w.terminate()));
+    await flush();
+    reading = false;
+    while (queue.length > 0) {
+      here(queue.shift()!);
+      dispatch();
+      await yieldNow();
     }
-    return this.buildFullIndex(onProgress); // everything is summarised now: this only gathers
+    if (done < total && failure === undefined) await allDone;
+    if (failure !== undefined) {
+      this.onError?.('(index workers)', failure);
+      for (const b of queue.splice(0)) here(b);
+    }
+    await stop();
+    return this.finishIndex(started, modules, dirs, results, versions, onProgress);
   }
 
   /** The same, yielding to the event loop every few modules so that requests are still served. */
@@ -213,48 +316,104 @@ export class Program {
     return versions;
   }
 
-  private *indexSteps(onProgress?: (done: number, total: number) => void): Generator<void, FullIndex, void> {
-    const started = performance.now();
-    const modules = this.allModules();
-    if (this.cache) {
-      const saved = this.cache.loadIndex(this.target.label);
-      if (saved && saved.modules.length === modules.length && saved.modules.every((m, i) => m === modules[i])) {
-        const now = this.fileVersions(modules);
-        const keys = Object.keys(now);
-        if (keys.length === Object.keys(saved.versions).length && keys.every((k) => saved.versions[k] === now[k])) {
-          onProgress?.(modules.length, modules.length);
-          this.fullIndex = { modules, definitions: new Map(saved.definitions), signatures: saved.signatures, ms: performance.now() - started, fromCache: true };
-          return this.fullIndex;
-        }
-      }
+  /** Whether every `root label \0 rel` of `versions` still has the identity saved for it. */
+  private versionsMatch(versions: Record<string, string>): boolean {
+    const roots = new Map<string, Target['roots'][number]>();
+    for (const r of this.target.roots) if (!roots.has(r.label)) roots.set(r.label, r);
+    for (const key in versions) {
+      const cut = key.indexOf('\0');
+      const root = roots.get(key.slice(0, cut));
+      if (!root) return false;
+      let rel = key.slice(cut + 1);
+      if (rel.endsWith('/')) rel = rel.slice(0, -1);
+      if ((root.fileVersion(rel) ?? '') !== versions[key]) return false;
     }
+    return true;
+  }
+
+  /**
+   * The saved index, when it still describes the target. When the folders listed to find the
+   * modules are unchanged, so are the modules and their files, and only the files' identities
+   * are checked; otherwise the roots are walked again.
+   */
+  private savedIndex(started: number, onProgress?: (done: number, total: number) => void): FullIndex | undefined {
+    if (!this.cache) return undefined;
+    const saved = this.cache.loadIndex(this.target.label);
+    if (!saved) return undefined;
+    let modules: string[] | undefined;
+    if (saved.dirs && Object.keys(saved.dirs).length > 0 && this.versionsMatch(saved.dirs)) {
+      if (!this.versionsMatch(saved.versions)) return undefined;
+      modules = saved.modules;
+    } else {
+      const now = this.allModules();
+      if (saved.modules.length !== now.length || !saved.modules.every((m, i) => m === now[i])) return undefined;
+      const versions = this.fileVersions(now);
+      const keys = Object.keys(versions);
+      if (keys.length !== Object.keys(saved.versions).length || !keys.every((k) => saved.versions[k] === versions[k])) return undefined;
+      modules = now;
+    }
+    onProgress?.(modules.length, modules.length);
+    this.fullIndex = { modules, definitions: new Map(saved.definitions), signatures: saved.signatures, ms: performance.now() - started, fromCache: true };
+    return this.fullIndex;
+  }
+
+  /**
+   * Gathers the index from each module's entries; modules without entries are summarised here
+   * (failures are reported through `onError`). Saves the index with the identities it was built from.
+   */
+  private finishIndex(
+    started: number,
+    modules: string[],
+    dirs: Record<string, string> | undefined,
+    results: Array<ModuleIndex | undefined>,
+    versions: Record<string, string> | undefined,
+    onProgress?: (done: number, total: number) => void,
+  ): FullIndex {
     const definitions = new Map<string, IndexEntry[]>();
     let signatures = 0;
+    for (let i = 0; i < modules.length; i++) {
+      const name = modules[i];
+      let entries = results[i];
+      if (!entries) {
+        const wasLoaded = this.modules.has(name);
+        const s = this.summary(name);
+        if (!wasLoaded && this.releaseAfterIndex) this.modules.delete(name); // the index keeps names, not summaries
+        entries = s ? moduleIndexOf(s) : EMPTY_MODULE_INDEX;
+      }
+      signatures += entries.signatures;
+      for (const [n, kind, line] of entries.defs) {
+        const list = definitions.get(n);
+        if (list) list.push({ module: name, kind, line });
+        else definitions.set(n, [{ module: name, kind, line }]);
+      }
+    }
+    onProgress?.(modules.length, modules.length);
+    this.fullIndex = { modules, definitions, signatures, ms: performance.now() - started };
+    if (this.cache) {
+      const entries = [...definitions.entries()];
+      this.cache.saveIndex({ format: CACHE_FORMAT, target: this.target.label, modules, signatures, definitions: entries, versions: versions ?? this.fileVersions(modules), ...(dirs ? { dirs } : {}) });
+    }
+    return this.fullIndex;
+  }
+
+  private *indexSteps(onProgress?: (done: number, total: number) => void): Generator<void, FullIndex, void> {
+    const started = performance.now();
+    const saved = this.savedIndex(started, onProgress);
+    if (saved) return saved;
+    const { modules, dirs } = this.listModules();
+    const results: ModuleIndex[] = new Array(modules.length);
     for (let i = 0; i < modules.length; i++) {
       const name = modules[i];
       const wasLoaded = this.modules.has(name);
       const s = this.summary(name);
       if (!wasLoaded && this.releaseAfterIndex) this.modules.delete(name); // the index keeps names, not summaries
-      if (s) {
-        for (const [n, bs] of s.bindings) {
-          for (const b of bs) {
-            if (b.kind !== 'def' && b.kind !== 'class') continue;
-            signatures += 1 + (b.kind === 'class' ? [...b.cls.members.values()].filter((m) => m.some((x) => x.kind === 'def')).length : 0);
-            const list = definitions.get(n) ?? [];
-            list.push({ module: name, kind: b.kind, line: b.line });
-            definitions.set(n, list);
-          }
-        }
-      }
+      results[i] = s ? moduleIndexOf(s) : EMPTY_MODULE_INDEX;
       if (i % 16 === 15) {
         onProgress?.(i + 1, modules.length);
         yield;
       }
     }
-    onProgress?.(modules.length, modules.length);
-    this.fullIndex = { modules, definitions, signatures, ms: performance.now() - started };
-    this.cache?.saveIndex({ format: CACHE_FORMAT, target: this.target.label, modules, signatures, definitions: [...definitions.entries()], versions: this.fileVersions(modules) });
-    return this.fullIndex;
+    return this.finishIndex(started, modules, dirs, results, undefined, onProgress);
   }
 
   get hasFullIndex(): boolean {

@@ -3,6 +3,10 @@
  * The skeleton of a module keeps every line in place (so line numbers stay true) but empties the
  * bodies of functions whose bodies the summary does not look into, which spares most of the
  * parsing. The raw text of each emptied body is kept for the few facts read off it by pattern.
+ *
+ * Outside function bodies that are parsed, the skeleton also shortens what no summary reads:
+ * comments keep their `#` and lose their text, and a statement that is nothing but a string (a
+ * docstring) becomes `""` on its first line, its other lines left empty.
  */
 
 export interface Skeleton {
@@ -13,83 +17,172 @@ export interface Skeleton {
   kept: number;
 }
 
+const DEF = /^(async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
+
+const SPACE = 32;
+const TAB = 9;
+const CR = 13;
+const FF = 12;
+const HASH = 35;
+const BACKSLASH = 92;
+const DQUOTE = 34;
+const SQUOTE = 39;
+
+/** Logical lines of a module, as parallel arrays (rows are 0-based). */
 interface Logical {
-  start: number;
-  end: number;
-  indent: number;
-  /** The first line's code, without indentation. */
-  head: string;
+  count: number;
+  start: number[];
+  end: number[];
+  indent: number[];
+  /** Offset of the first character of the first line's code. */
+  head: number[];
+  /** The logical line is a single string literal (optionally followed by a comment). */
+  onlyString: boolean[];
+  /** Whole-line comments between logical lines: row and offset of the `#`. */
+  commentRows: number[];
+  commentAt: number[];
+  /** Comments that end a logical line's row outside brackets: row and offset of the `#`. */
+  inlineRows: number[];
+  inlineAt: number[];
 }
 
-/** Splits source into logical lines, following brackets, strings and backslash continuations. */
-function logicalLines(lines: string[]): Logical[] | undefined {
-  const out: Logical[] = [];
+/** A string prefix (`r`, `b`, `rb`, `f`, ...) of at most two letters, then a quote: the offset of the quote, or -1. */
+function stringStart(text: string, p: number, end: number): number {
+  for (let k = 0; k <= 2 && p + k < end; k++) {
+    const c = text.charCodeAt(p + k);
+    if (c === DQUOTE || c === SQUOTE) return p + k;
+    // r R u U b B f F
+    if (!(c === 114 || c === 82 || c === 117 || c === 85 || c === 98 || c === 66 || c === 102 || c === 70)) return -1;
+  }
+  return -1;
+}
+
+/**
+ * Splits source into logical lines, following brackets, strings and backslash continuations;
+ * undefined when a single-quoted string is left open on its line (the file is then left alone).
+ */
+function logicalLines(text: string, rowStart: number[]): Logical | undefined {
+  const rows = rowStart.length;
+  const n = text.length;
+  const out: Logical = { count: 0, start: [], end: [], indent: [], head: [], onlyString: [], commentRows: [], commentAt: [], inlineRows: [], inlineAt: [] };
   let depth = 0;
-  let quote: string | undefined; // open triple-quoted string
-  let current: Logical | undefined;
-  for (let row = 0; row < lines.length; row++) {
-    const line = lines[row];
-    let i = 0;
-    if (!current && !quote && depth === 0) {
-      const m = /^[ \t]*/.exec(line)![0];
-      const rest = line.slice(m.length);
-      if (rest === '' || rest === '\r' || rest.startsWith('#')) continue;
+  let quote = 0; // the quote character of an open triple-quoted string
+  let open = false; // inside a logical line
+  /** 0: not a lone string; 1: its string is expected at `docAt`; 2: inside it; 3: after it. */
+  let doc = 0;
+  let docAt = -1;
+  for (let row = 0; row < rows; row++) {
+    const end = row + 1 < rows ? rowStart[row + 1] - 1 : n;
+    let i = rowStart[row];
+    if (!open) {
+      let p = i;
       let indent = 0;
-      for (const ch of m) indent = ch === '\t' ? indent + 8 - (indent % 8) : indent + 1;
-      current = { start: row, end: row, indent, head: rest };
-      i = m.length;
+      for (; p < end; p++) {
+        const c = text.charCodeAt(p);
+        if (c === SPACE) indent++;
+        else if (c === TAB) indent = indent + 8 - (indent % 8);
+        else break;
+      }
+      if (p === end || (p === end - 1 && text.charCodeAt(p) === CR)) continue;
+      if (text.charCodeAt(p) === HASH) {
+        out.commentRows.push(row);
+        out.commentAt.push(p);
+        continue;
+      }
+      open = true;
+      out.start.push(row);
+      out.end.push(row);
+      out.indent.push(indent);
+      out.head.push(p);
+      out.onlyString.push(false);
+      out.count++;
+      i = p;
+      docAt = stringStart(text, p, end);
+      doc = docAt >= 0 ? 1 : 0;
+      if (doc) i = docAt; // the prefix letters are neither brackets, quotes nor comments
     }
     let continued = false;
-    while (i < line.length) {
-      const ch = line[i];
+    while (i < end) {
+      const ch = text.charCodeAt(i);
       if (quote) {
-        if (ch === '\\') {
+        if (ch === BACKSLASH) {
           i += 2;
           continue;
         }
-        if (line.startsWith(quote, i)) {
-          i += quote.length;
-          quote = undefined;
+        if (ch === quote && i + 2 < end && text.charCodeAt(i + 1) === quote && text.charCodeAt(i + 2) === quote) {
+          i += 3;
+          quote = 0;
+          if (doc === 2) doc = 3;
           continue;
         }
         i++;
         continue;
       }
-      if (ch === '#') break;
-      if (ch === '"' || ch === "'") {
-        const triple = line.startsWith(ch.repeat(3), i);
-        if (triple) {
-          quote = ch.repeat(3);
+      if (ch === HASH) {
+        if (depth === 0) {
+          out.inlineRows.push(row);
+          out.inlineAt.push(i);
+        }
+        break;
+      }
+      if (ch === DQUOTE || ch === SQUOTE) {
+        if (doc === 1 && i === docAt) doc = 2;
+        else doc = 0;
+        if (i + 2 < end && text.charCodeAt(i + 1) === ch && text.charCodeAt(i + 2) === ch) {
+          quote = ch;
           i += 3;
           continue;
         }
         // a single-line string
         i++;
-        while (i < line.length && line[i] !== ch) i += line[i] === '\\' ? 2 : 1;
-        if (i >= line.length) return undefined; // unterminated: leave the file alone
+        while (i < end && text.charCodeAt(i) !== ch) i += text.charCodeAt(i) === BACKSLASH ? 2 : 1;
+        if (i >= end) return undefined; // unterminated: leave the file alone
         i++;
+        if (doc === 2) doc = 3;
         continue;
       }
-      if (ch === '(' || ch === '[' || ch === '{') depth++;
-      else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
-      else if (ch === '\\' && /^\\\s*$/.test(line.slice(i))) continued = true;
+      if (!(ch === SPACE || ch === TAB || ch === CR || ch === FF)) doc = 0;
+      if (ch === 40 || ch === 91 || ch === 123) depth++;
+      else if (ch === 41 || ch === 93 || ch === 125) depth = Math.max(0, depth - 1);
+      else if (ch === BACKSLASH && /^\\\s*$/.test(text.slice(i, end))) continued = true;
       i++;
     }
-    if (current) current.end = row;
-    if (current && !quote && depth === 0 && !continued) {
-      out.push(current);
-      current = undefined;
+    const k = out.count - 1;
+    out.end[k] = row;
+    if (!quote && depth === 0 && !continued) {
+      out.onlyString[k] = doc === 3;
+      open = false;
     }
   }
-  if (current) out.push(current);
   return out;
 }
 
-const DEF = /^(async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
+/** The index of the first value of sorted `values` that is at least `x`. */
+function firstAtOrAfter(values: number[], x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
-/** Bodies the summary parses: decorator factories, module __getattr__, deprecations, `return <first param>`. */
-function bodyMatters(name: string, header: string, heads: string[], bodyHasWarn: boolean): boolean {
+/** The text of rows `first`..`last`, joined as they are in the source. */
+function rowsText(text: string, rowStart: number[], first: number, last: number): string {
+  const end = last + 1 < rowStart.length ? rowStart[last + 1] - 1 : text.length;
+  return text.slice(rowStart[first], end);
+}
+
+/**
+ * Bodies the summary parses: decorator factories, module __getattr__, deprecations, `return <first param>`.
+ * A body whose last statement returns nothing it names (no `return` on its last line at its own
+ * level) yields no such fact, whatever it holds.
+ */
+function bodyMatters(name: string, header: string, heads: string[], bodyHasWarn: boolean, lastReturns: boolean): boolean {
   if (name === '__getattr__' || bodyHasWarn) return true;
+  if (!lastReturns) return false;
   const first = /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/.exec(header)?.[1];
   for (const h of heads) {
     if (h.startsWith('def ') || h.startsWith('async def ')) return true;
@@ -98,46 +191,131 @@ function bodyMatters(name: string, header: string, heads: string[], bodyHasWarn:
   return false;
 }
 
-export function skeletonize(text: string): Skeleton {
-  const original = text.split('\n');
-  const lines = original.slice();
-  const logical = logicalLines(lines);
+const enum Row {
+  Keep = 0,
+  /** emptied (only a `\r` stays) */
+  Blank = 1,
+  /** the first row of an emptied body: its indentation and `...` */
+  Dots = 2,
+  /** cut after the `#` at `cut[row]` */
+  Comment = 3,
+  /** the first row of a lone string: up to `cut[row]`, then `""` */
+  String = 4,
+}
+
+export function skeletonize(source: string): Skeleton {
+  // the parser breaks lines at a lone CR as Python does: so do the rows here (same length, same offsets)
+  const text = source.indexOf('\r') >= 0 && /\r(?!\n)/.test(source) ? source.replace(/\r(?!\n)/g, '\n') : source;
+  const rowStart = [0];
+  for (let p = text.indexOf('\n'); p !== -1; p = text.indexOf('\n', p + 1)) rowStart.push(p + 1);
+  const rows = rowStart.length;
+  const rowEnd = (r: number): number => (r + 1 < rows ? rowStart[r + 1] - 1 : text.length);
   const ranges = new Map<number, [number, number]>();
-  const bodies = { get: (row: number): string | undefined => ((r) => (r ? original.slice(r[0], r[1] + 1).join('\n') : undefined))(ranges.get(row)) };
+  const bodies = { get: (row: number): string | undefined => ((r) => (r ? rowsText(text, rowStart, r[0], r[1]) : undefined))(ranges.get(row)) };
+  const logical = logicalLines(text, rowStart);
   if (!logical) return { text, bodies, kept: 1 };
-  const blank = new Uint8Array(lines.length);
-  for (let k = 0; k < logical.length; k++) {
-    const l = logical[k];
-    if (!(l.head.startsWith('def') || l.head.startsWith('async'))) continue;
-    const m = DEF.exec(l.head);
-    if (!m) continue;
-    // the header ends with ':' on its last line; code after it means a one-line body
-    const lastHeader = lines[l.end].replace(/#.*$/, '').trimEnd();
-    if (!lastHeader.endsWith(':')) continue;
+  const { count, start, end, indent, head } = logical;
+  const headText = (k: number): string => text.slice(head[k], rowEnd(start[k]));
+  /** Offsets of every `warn`, for the rows of a body that hold one. */
+  const warns: number[] = [];
+  for (let p = text.indexOf('warn'); p !== -1; p = text.indexOf('warn', p + 4)) warns.push(p);
+  const mode = new Uint8Array(rows);
+  const cut = new Int32Array(rows);
+  /** Rows of functions that are parsed whole: their text is read, so it stays as it is. */
+  const whole = new Uint8Array(rows);
+  for (let k = 0; k < count; k++) {
+    const h = head[k];
+    if (!(text.startsWith('def', h) || text.startsWith('async', h))) continue;
     let j = k + 1;
-    while (j < logical.length && logical[j].indent > l.indent) j++;
-    if (j === k + 1) continue;
-    const first = logical[k + 1].start;
-    const last = logical[j - 1].end;
+    while (j < count && indent[j] > indent[k]) j++;
+    const keepWhole = (): void => {
+      whole.fill(1, start[k], end[j - 1] + 1);
+    };
+    const m = DEF.exec(headText(k));
+    // the header ends with ':' on its last line; code after it means a one-line body
+    const lastHeader = rowsText(text, rowStart, end[k], end[k]).replace(/#.*$/, '').trimEnd();
+    if (!m || !lastHeader.endsWith(':') || j === k + 1) {
+      keepWhole();
+      continue;
+    }
+    const first = start[k + 1];
+    const last = end[j - 1];
     const heads: string[] = [];
+    for (let q = k + 1; q < j; q++) heads.push(headText(q));
     let warn = false;
-    for (let q = k + 1; q < j; q++) heads.push(logical[q].head);
-    for (let r = first; r <= last && !warn; r++) if (lines[r].includes('warn')) warn = /\bwarn\s*\(/.test(lines[r]);
-    const header = l.start === l.end ? lines[l.start] : lines.slice(l.start, l.end + 1).join('\n');
-    if (bodyMatters(m[2], header, heads, warn)) {
+    const bodyEnd = rowEnd(last);
+    let w = firstAtOrAfter(warns, rowStart[first]);
+    for (let r = first; w < warns.length && warns[w] < bodyEnd && !warn; ) {
+      while (r + 1 < rows && rowStart[r + 1] <= warns[w]) r++;
+      warn = /\bwarn\s*\(/.test(rowsText(text, rowStart, r, r));
+      while (w < warns.length && warns[w] < rowEnd(r)) w++; // the next row that has one
+    }
+    // the body's last statement: its last logical line at the body's own indentation
+    let lastReturns = true;
+    let top = -1;
+    for (let q = k + 1; q < j; q++) {
+      if (indent[q] < indent[k + 1]) top = -2; // inconsistent indentation: leave the decision to the patterns
+      else if (indent[q] === indent[k + 1] && top !== -2) top = q;
+    }
+    if (top >= 0) lastReturns = rowsText(text, rowStart, start[top], end[top]).includes('return');
+    const header = rowsText(text, rowStart, start[k], end[k]);
+    if (bodyMatters(m[2], header, heads, warn, lastReturns)) {
+      keepWhole();
       k = j - 1; // functions nested in a body the summary reads stay whole
       continue;
     }
-    ranges.set(l.start, [first, last]);
-    for (let r = first + 1; r <= last; r++) blank[r] = 1;
-    const indent = /^[ \t]*/.exec(lines[first])![0];
-    lines[first] = `${indent}...`;
+    ranges.set(start[k], [first, last]);
+    mode.fill(Row.Blank, first + 1, last + 1);
+    mode[first] = Row.Dots;
     k = j - 1;
   }
-  let kept = 0;
-  for (let r = 0; r < lines.length; r++) {
-    if (blank[r]) lines[r] = lines[r].endsWith('\r') ? '\r' : '';
-    kept += lines[r].length + 1;
+  // comments lose their text; a `\r` or a line separator inside one leaves it alone
+  const plainComment = (from: number, to: number): boolean => {
+    for (let p = from; p < to; p++) {
+      const c = text.charCodeAt(p);
+      if (c === 0x2028 || c === 0x2029 || (c === CR && p !== to - 1)) return false;
+    }
+    return true;
+  };
+  for (let q = 0; q < logical.commentRows.length; q++) {
+    const r = logical.commentRows[q];
+    if (mode[r] === Row.Keep && plainComment(logical.commentAt[q], rowEnd(r))) {
+      mode[r] = Row.Comment;
+      cut[r] = logical.commentAt[q] + 1;
+    }
   }
-  return { text: lines.join('\n'), bodies, kept: kept / Math.max(text.length, 1) };
+  for (let q = 0; q < logical.inlineRows.length; q++) {
+    const r = logical.inlineRows[q];
+    if (mode[r] === Row.Keep && !whole[r] && plainComment(logical.inlineAt[q], rowEnd(r))) {
+      mode[r] = Row.Comment;
+      cut[r] = logical.inlineAt[q] + 1;
+    }
+  }
+  for (let k = 0; k < count; k++) {
+    if (!logical.onlyString[k] || whole[start[k]] || mode[start[k]] === Row.Blank || mode[start[k]] === Row.Dots) continue;
+    mode[start[k]] = Row.String;
+    cut[start[k]] = head[k];
+    if (end[k] > start[k]) mode.fill(Row.Blank, start[k] + 1, end[k] + 1);
+  }
+  const out: string[] = [];
+  let run = 0; // start of the rows copied as they are
+  for (let r = 0; r < rows; r++) {
+    const m = mode[r];
+    if (m === Row.Keep) continue;
+    const s = rowStart[r];
+    const e = rowEnd(r);
+    if (run < s) out.push(text.slice(run, s));
+    const cr = e > s && text.charCodeAt(e - 1) === CR ? '\r' : '';
+    if (m === Row.Blank) out.push(cr);
+    else if (m === Row.Dots) {
+      let p = s;
+      while (p < e && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB)) p++;
+      out.push(text.slice(s, p), '...');
+    } else if (m === Row.Comment) out.push(text.slice(s, cut[r]), cr);
+    else out.push(text.slice(s, cut[r]), '""', cr);
+    run = e;
+  }
+  if (run < text.length) out.push(text.slice(run));
+  const skeleton = out.join('');
+  return { text: skeleton, bodies, kept: skeleton.length / Math.max(text.length, 1) };
 }
