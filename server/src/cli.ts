@@ -225,7 +225,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let engine: Engine;
   let files: string[];
   try {
-    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir() });
+    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index' });
     if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
     for (const p of [engine.program, engine.baseline?.program]) {
       if (p) p.onError = (name, error) => {

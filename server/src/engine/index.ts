@@ -6,7 +6,7 @@ import * as path from 'path';
 import { CancelledError, Checker, type CheckResult, type CrossVersion } from './check';
 import { explainAgainstBaseline } from './explain';
 import { SummaryCache } from './cache';
-import { initParser, parsePython, parsePythonIncremental, type Tree } from './parser';
+import { deferParser, initParser, parsePython, parsePythonIncremental, type Tree } from './parser';
 import { Program } from './program';
 import { parseRecovering } from './recover';
 import { StatementMemo } from './statements';
@@ -38,6 +38,11 @@ export interface EngineOptions {
    * a check is seen by the next one.
    */
   incremental?: boolean;
+  /**
+   * The parser is not loaded by `open`: only `Program.buildFullIndexParallel` may then be used,
+   * which loads it when the saved index cannot be used (a warm `apidrift index` parses nothing).
+   */
+  deferParser?: boolean;
 }
 
 /** What the engine keeps of a recently checked file besides its tree. */
@@ -74,7 +79,8 @@ export class Engine {
 
   /** Opens the targets; throws TargetError with a one-line reason when one cannot be used. */
   static async open(opts: EngineOptions): Promise<Engine> {
-    await initParser(opts.wasmDir);
+    if (opts.deferParser) deferParser(opts.wasmDir);
+    else await initParser(opts.wasmDir);
     const baseline = opts.baseline && opts.baseline.length > 0 ? Target.open(opts.baseline) : undefined;
     return new Engine(Target.open(opts.targets), baseline, opts.indexOnDemand ?? true, opts.cacheDir, opts.incremental ?? false);
   }

@@ -47,6 +47,11 @@ export function locateWasm(dir?: string): WasmLocation {
   throw new Error(`cannot find ${RUNTIME_FILE} and ${GRAMMAR_FILE} (looked in ${dir ?? 'node_modules'})`);
 }
 
+/** Says where the wasm files are without loading them yet (for runs that may need no parsing). */
+export function deferParser(dir?: string): void {
+  if (!ready) wasmFolder = dir;
+}
+
 export function initParser(dir?: string): Promise<Parser> {
   if (!ready) {
     wasmFolder = dir;

@@ -144,9 +144,11 @@ export class Program {
   async buildFullIndexParallel(threads: number, onProgress?: (done: number, total: number) => void): Promise<FullIndex> {
     if (this.fullIndex) return this.fullIndex;
     const started = performance.now();
-    if (threads < 2) return this.buildFullIndex(onProgress);
     const saved = this.savedIndex(started, onProgress);
     if (saved) return saved;
+    // nothing saved: this is parsing work (the parser is loaded only now when the caller deferred it)
+    await initParser(wasmFolder);
+    if (threads < 2) return this.buildFullIndex(onProgress);
     const workers: Worker[] = [];
     const stop = (): Promise<unknown> => Promise.all(workers.splice(0).map((w) => w.terminate()));
     try {

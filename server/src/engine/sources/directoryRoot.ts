@@ -44,7 +44,8 @@ export class DirectoryRoot implements SourceRoot {
 
   isFile(rel: string): boolean {
     try {
-      return fs.statSync(this.abs(rel)).isFile();
+      // a missing file is the common answer of a module search: no exception for it
+      return fs.statSync(this.abs(rel), { throwIfNoEntry: false })?.isFile() ?? false;
     } catch {
       return false;
     }
@@ -52,7 +53,7 @@ export class DirectoryRoot implements SourceRoot {
 
   isDir(rel: string): boolean {
     try {
-      return fs.statSync(this.abs(rel)).isDirectory();
+      return fs.statSync(this.abs(rel), { throwIfNoEntry: false })?.isDirectory() ?? false;
     } catch {
       return false;
     }
@@ -60,7 +61,8 @@ export class DirectoryRoot implements SourceRoot {
 
   fileVersion(rel: string): string | undefined {
     try {
-      const st = fs.statSync(this.abs(rel));
+      const st = fs.statSync(this.abs(rel), { throwIfNoEntry: false });
+      if (!st) return undefined;
       return `${st.size}:${st.mtimeMs}:${st.ino}`;
     } catch {
       return undefined;
