@@ -250,3 +250,17 @@ describe('parsing after an edit', () => {
     number.tree.delete();
   });
 });
+
+describe('values that depend on themselves', () => {
+  it('`x = x.f()` and mutual assignments in a function are not followed forever', async () => {
+    const dir = tempTree(LIB);
+    try {
+      const engine = await Engine.open({ targets: [dir] });
+      const code = 'from lib import C\n\ndef f():\n    x = x.m(1)\n    x.m(k=1, j=2)\n    a = b()\n    b = a()\n    a.m(1)\n    y = C(1)\n    y.m(k=1, j=2)\n';
+      const r = engine.check(code, 'self_ref.py');
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.param ?? ''}`), ['9:unexpected-keyword:j'], 'only the call on a known instance is checked');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -508,11 +508,22 @@ class FileCheck {
     if (value.type !== 'call') return undefined;
     const fn = value.childForFieldName('function');
     if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
-    const c = this.valueOfExpr(fn, scope);
+    // `x = x.f()`, or `a = b(); b = a()` in loops: a value that depends on itself is not followed
+    if (this.following.has(value.id)) return undefined;
+    this.following.add(value.id);
+    let c: Value | undefined;
+    try {
+      c = this.valueOfExpr(fn, scope);
+    } finally {
+      this.following.delete(value.id);
+    }
     if (!c || c.kind !== 'class' || c.summary.name === USER_MODULE) return undefined;
     if (!this.checker.callables.buildsPlainInstance(c.cls, c.summary)) return undefined;
     return { kind: 'instance', cls: c.cls, summary: c.summary };
   }
+
+  /** Assigned values whose class is being looked up (against self-reference). */
+  private readonly following = new Set<number>();
 
   /** `self.x` inside a method of a module-level user class, when `__init__` alone assigns it, once. */
   private selfAttribute(obj: Node, attr: string, scope: Scope): Value | undefined {
