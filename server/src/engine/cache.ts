@@ -47,8 +47,13 @@ function reviver(_key: string, value: unknown): unknown {
 }
 
 /** A summary as the cache stores it. */
+/** JSON of any value that may hold Maps and Sets (summaries, their parts). */
+export function serialize(value: unknown): string {
+  return JSON.stringify(value, replacer) ?? '';
+}
+
 export function serializeSummary(summary: ModuleSummary): string {
-  return JSON.stringify(summary, replacer);
+  return serialize(summary);
 }
 
 export function hashText(text: string): string {

@@ -163,7 +163,6 @@ export class Program {
       await stop();
       return this.finishIndex(started, modules, dirs, new Array(modules.length), undefined, onProgress);
     }
-    await initParser(wasmFolder); // this thread summarises too
     const results: Array<ModuleIndex | undefined> = new Array(modules.length);
     const versions: Record<string, string> = {};
     const keep = !this.releaseAfterIndex;

@@ -6,6 +6,7 @@
  * statement's results are taken over, moved to where the statement is now, instead of checking
  * it again: a keystroke costs the statements it touched.
  */
+import { serialize } from './cache';
 import type { OverrideInfo } from './check';
 import type { Binding, ModuleSummary } from './summary';
 import type { CallInfo, Finding, Position, Range } from './types';
@@ -78,15 +79,7 @@ export function wordsOf(text: string): Set<string> {
   return new Set(text.match(IDENTIFIER) ?? []);
 }
 
-function replacer(_key: string, value: unknown): unknown {
-  if (value instanceof Map) return { $map: [...value.entries()] };
-  if (value instanceof Set) return { $set: [...value] };
-  return value;
-}
-
-export function fingerprintOf(value: unknown): string {
-  return JSON.stringify(value, replacer) ?? '';
-}
+export const fingerprintOf = serialize;
 
 /** The module-wide facts of a file's summary: everything but its bindings. */
 export function moduleFacts(s: ModuleSummary): string {
