@@ -264,3 +264,18 @@ describe('values that depend on themselves', () => {
     }
   });
 });
+
+describe('module-level values that depend on themselves', () => {
+  it('conditional rebindings of a name from itself are not followed forever', async () => {
+    const dir = tempTree(LIB);
+    try {
+      const engine = await Engine.open({ targets: [dir] });
+      const rounds = Array.from({ length: 30 }, () => 'if lib:\n    x = x.y if lib else x\n').join('');
+      const code = `import lib\nfrom lib import C as x\n${rounds}x.m(1)\nlib.f(1)\n`;
+      const r = engine.check(code, 'self_ref_module.py');
+      assert.deepEqual(r.findings.map((f) => `${f.code}:${f.param ?? ''}`), ['missing-argument:b'], 'the rest of the file is still checked');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -33,6 +33,8 @@ export type Value =
   | { kind: 'missing'; module: string; name: string };
 
 const MAX_DEPTH = 40;
+/** More possible values than this for one name, and it is not followed. */
+const MAX_ALTERNATIVES = 256;
 
 /** Modules generated at build time (protocol buffers) are absent from source checkouts. */
 export const GENERATED = /_pb2(_grpc)?$/;
@@ -638,6 +640,9 @@ export class Program {
     return r;
   }
 
+  /** Module-level names being resolved (against self-reference). */
+  private readonly resolving = new Set<string>();
+
   valueOfBindings(bindings: Binding[], summary: ModuleSummary, depth: number): Value {
     const values = bindings.map((b) => this.valueOfBinding(b, summary, depth));
     return anyOf(values);
@@ -669,7 +674,18 @@ export class Program {
   /** A name as seen by code at module level of `summary` (globals, then builtins). */
   resolveGlobal(summary: ModuleSummary, name: string, depth = 0): Value {
     const b = summary.bindings.get(name);
-    if (b) return this.valueOfBindings(b, summary, depth);
+    if (b) {
+      // `x = x.y`, or `a = b` and `b = a` under conditions: a value that refers to itself is not
+      // followed (each round would multiply the alternatives)
+      const key = `${summary.name}\0${name}`;
+      if (this.resolving.has(key)) return { kind: 'unknown', reason: `${name} refers to itself` };
+      this.resolving.add(key);
+      try {
+        return this.valueOfBindings(b, summary, depth);
+      } finally {
+        this.resolving.delete(key);
+      }
+    }
     if (summary.typeCheckingOnly.has(name)) return { kind: 'unknown', reason: `${name} is bound only under TYPE_CHECKING` };
     for (const star of summary.starImports) {
       const r = this.starMember(star, name, depth + 1);
@@ -791,9 +807,10 @@ export function anyOf(values: Value[]): Value {
   if (values.length === 1) return values[0];
   const flat: Value[] = [];
   for (const v of values) {
-    if (v.kind === 'anyOf') flat.push(...v.values);
+    if (v.kind === 'anyOf') for (const x of v.values) flat.push(x);
     else flat.push(v);
   }
+  if (flat.length > MAX_ALTERNATIVES) return { kind: 'unknown', reason: 'too many possible values' };
   return { kind: 'anyOf', values: flat };
 }
 
