@@ -7,17 +7,37 @@
  * Outside function bodies that are parsed, the skeleton also shortens what no summary reads:
  * comments keep their `#` and lose their text, and a statement that is nothing but a string (a
  * docstring) becomes `""` on its first line, its other lines left empty.
+ *
+ * Parameter lists, a third of what remains to parse, are read off the text where they are plain
+ * (see `paramsFromText`) and blanked out (their line breaks stay).
  */
 
 export interface Skeleton {
   text: string;
+  /**
+   * Parameters of functions whose parameter lists the skeleton blanked out (read off the text, the
+   * same as the parser would give), by the 0-based row of the `def` line.
+   */
+  params: Map<number, Param[]>;
   /** Original body text of each emptied function, by the 0-based row of its `def` line (built when asked for). */
   bodies: { get(row: number): string | undefined };
   /** Share of the characters kept, for measurements. */
   kept: number;
 }
 
+import { type Param, paramsFromText } from './syntax';
+
+export interface SkeletonOptions {
+  /** Read plain parameter lists off the text and blank them out (the parser then skips them). */
+  params?: boolean;
+}
+
 const DEF = /^(async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
+/** `return name` alone on its line (a comment may follow). */
+const RETURN_NAME = /^return\s+([A-Za-z_]\w*)\s*(#.*)?\r?$/;
+const DEF_NAME = /^(async\s+)?def\s+([A-Za-z_]\w*)/;
+// eslint-disable-next-line no-control-regex
+const NON_ASCII = /[^\x00-\x7f]/;
 
 const SPACE = 32;
 const TAB = 9;
@@ -178,15 +198,23 @@ function rowsText(text: string, rowStart: number[], first: number, last: number)
 /**
  * Bodies the summary parses: decorator factories, module __getattr__, deprecations, `return <first param>`.
  * A body whose last statement returns nothing it names (no `return` on its last line at its own
- * level) yields no such fact, whatever it holds.
+ * level) yields no such fact, whatever it holds. When that last statement is plainly `return X`,
+ * the body matters only when X is the first parameter or a function defined at the body's own
+ * level (what the summary reads); `returned` is undefined when the layout is not plain, and the
+ * decision is then left to looser patterns.
  */
-function bodyMatters(name: string, header: string, heads: string[], bodyHasWarn: boolean, lastReturns: boolean): boolean {
+function bodyMatters(name: string, header: string, heads: string[], topHeads: string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined): boolean {
   if (name === '__getattr__' || bodyHasWarn) return true;
   if (!lastReturns) return false;
   const first = /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/.exec(header)?.[1];
+  if (returned !== undefined && !NON_ASCII.test(header)) {
+    if (returned === first) return true;
+    for (const h of topHeads) if (DEF_NAME.exec(h)?.[2] === returned) return true;
+    return false;
+  }
   for (const h of heads) {
     if (h.startsWith('def ') || h.startsWith('async def ')) return true;
-    if (first && h.startsWith('return') && new RegExp(`^return\\s+${first}\\s*(#.*)?\\r?$`).test(h)) return true;
+    if (first && h.startsWith('return') && RETURN_NAME.exec(h)?.[1] === first) return true;
   }
   return false;
 }
@@ -203,7 +231,33 @@ const enum Row {
   String = 4,
 }
 
-export function skeletonize(source: string): Skeleton {
+/**
+ * The offset of the `)` that closes the `(` at `open`, or -1 when a triple-quoted string, a
+ * backslash or the end of `limit` comes first.
+ */
+function closingParen(text: string, open: number, limit: number): number {
+  let depth = 0;
+  for (let p = open; p < limit; p++) {
+    const c = text.charCodeAt(p);
+    if (c === 40 || c === 91 || c === 123) depth++;
+    else if (c === 41 || c === 93 || c === 125) {
+      if (--depth === 0) return c === 41 ? p : -1;
+    } else if (c === DQUOTE || c === SQUOTE) {
+      if (text.charCodeAt(p + 1) === c && text.charCodeAt(p + 2) === c) return -1;
+      p++;
+      while (p < limit && text.charCodeAt(p) !== c) {
+        const d = text.charCodeAt(p);
+        if (d === BACKSLASH || d === 10 || d === CR) return -1;
+        p++;
+      }
+    } else if (c === HASH) {
+      while (p < limit && text.charCodeAt(p) !== 10 && text.charCodeAt(p) !== CR) p++;
+    } else if (c === BACKSLASH) return -1;
+  }
+  return -1;
+}
+
+export function skeletonize(source: string, options: SkeletonOptions = { params: true }): Skeleton {
   // the parser breaks lines at a lone CR as Python does: so do the rows here (same length, same offsets)
   const text = source.indexOf('\r') >= 0 && /\r(?!\n)/.test(source) ? source.replace(/\r(?!\n)/g, '\n') : source;
   const rowStart = [0];
@@ -213,7 +267,10 @@ export function skeletonize(source: string): Skeleton {
   const ranges = new Map<number, [number, number]>();
   const bodies = { get: (row: number): string | undefined => ((r) => (r ? rowsText(text, rowStart, r[0], r[1]) : undefined))(ranges.get(row)) };
   const logical = logicalLines(text, rowStart);
-  if (!logical) return { text, bodies, kept: 1 };
+  const params = new Map<number, Param[]>();
+  if (!logical) return { text, params, bodies, kept: 1 };
+  /** Blanked parameter lists: offsets after each `(` and of its `)`. */
+  const blanks: number[] = [];
   const { count, start, end, indent, head } = logical;
   const headText = (k: number): string => text.slice(head[k], rowEnd(start[k]));
   /** Offsets of every `warn`, for the rows of a body that hold one. */
@@ -232,6 +289,15 @@ export function skeletonize(source: string): Skeleton {
       whole.fill(1, start[k], end[j - 1] + 1);
     };
     const m = DEF.exec(headText(k));
+    if (m && options.params) {
+      const open = head[k] + m[0].length - 1;
+      const close = closingParen(text, open, rowEnd(end[k]));
+      const read = close > open ? paramsFromText(text.slice(open + 1, close)) : undefined;
+      if (read && close > open + 1) {
+        params.set(start[k], read);
+        blanks.push(open + 1, close);
+      }
+    }
     // the header ends with ':' on its last line; code after it means a one-line body
     const lastHeader = rowsText(text, rowStart, end[k], end[k]).replace(/#.*$/, '').trimEnd();
     if (!m || !lastHeader.endsWith(':') || j === k + 1) {
@@ -242,10 +308,14 @@ export function skeletonize(source: string): Skeleton {
     const last = end[j - 1];
     const heads: string[] = [];
     for (let q = k + 1; q < j; q++) heads.push(headText(q));
+    // a deprecation is read off the body's first statement, or its second after a docstring: a
+    // `warn` in either keeps the body (the rest of the body is never read for it)
     let warn = false;
-    const bodyEnd = rowEnd(last);
+    let second = k + 2;
+    while (second < j && indent[second] !== indent[k + 1]) second++;
+    const warnEnd = rowEnd(second < j ? end[second] : last);
     let w = firstAtOrAfter(warns, rowStart[first]);
-    for (let r = first; w < warns.length && warns[w] < bodyEnd && !warn; ) {
+    for (let r = first; w < warns.length && warns[w] < warnEnd && !warn; ) {
       while (r + 1 < rows && rowStart[r + 1] <= warns[w]) r++;
       warn = /\bwarn\s*\(/.test(rowsText(text, rowStart, r, r));
       while (w < warns.length && warns[w] < rowEnd(r)) w++; // the next row that has one
@@ -257,9 +327,17 @@ export function skeletonize(source: string): Skeleton {
       if (indent[q] < indent[k + 1]) top = -2; // inconsistent indentation: leave the decision to the patterns
       else if (indent[q] === indent[k + 1] && top !== -2) top = q;
     }
-    if (top >= 0) lastReturns = rowsText(text, rowStart, start[top], end[top]).includes('return');
+    /** The name the last statement returns when it is plainly `return NAME` on one row; '' when it returns no bare name. */
+    let returned: string | undefined;
+    if (top >= 0) {
+      const lastText = rowsText(text, rowStart, start[top], end[top]);
+      lastReturns = /\breturn\b/.test(lastText);
+      if (lastReturns && start[top] === end[top] && !lastText.includes(';') && !NON_ASCII.test(lastText)) returned = RETURN_NAME.exec(headText(top))?.[1] ?? '';
+    }
+    const topHeads: string[] = [];
+    for (let q = k + 1; q < j; q++) if (indent[q] === indent[k + 1]) topHeads.push(headText(q));
     const header = rowsText(text, rowStart, start[k], end[k]);
-    if (bodyMatters(m[2], header, heads, warn, lastReturns)) {
+    if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned)) {
       keepWhole();
       k = j - 1; // functions nested in a body the summary reads stay whole
       continue;
@@ -298,24 +376,46 @@ export function skeletonize(source: string): Skeleton {
     if (end[k] > start[k]) mode.fill(Row.Blank, start[k] + 1, end[k] + 1);
   }
   const out: string[] = [];
+  // the parameter lists read off the text keep only their line breaks
+  let bi = 0;
+  const emit = (from: number, to: number): void => {
+    while (from < to) {
+      while (bi < blanks.length && blanks[bi + 1] <= from) bi += 2;
+      if (bi >= blanks.length || blanks[bi] >= to) {
+        out.push(text.slice(from, to));
+        return;
+      }
+      const b0 = Math.max(blanks[bi], from);
+      const b1 = Math.min(blanks[bi + 1], to);
+      if (from < b0) out.push(text.slice(from, b0));
+      for (let p = b0; p < b1; p++) {
+        const c = text.charCodeAt(p);
+        if (c === 10) out.push('\n');
+        else if (c === CR) out.push('\r');
+      }
+      from = b1;
+    }
+  };
   let run = 0; // start of the rows copied as they are
   for (let r = 0; r < rows; r++) {
     const m = mode[r];
     if (m === Row.Keep) continue;
     const s = rowStart[r];
     const e = rowEnd(r);
-    if (run < s) out.push(text.slice(run, s));
+    if (run < s) emit(run, s);
     const cr = e > s && text.charCodeAt(e - 1) === CR ? '\r' : '';
     if (m === Row.Blank) out.push(cr);
     else if (m === Row.Dots) {
       let p = s;
       while (p < e && (text.charCodeAt(p) === SPACE || text.charCodeAt(p) === TAB)) p++;
       out.push(text.slice(s, p), '...');
-    } else if (m === Row.Comment) out.push(text.slice(s, cut[r]), cr);
-    else out.push(text.slice(s, cut[r]), '""', cr);
+    } else if (m === Row.Comment) {
+      emit(s, cut[r]);
+      out.push(cr);
+    } else out.push(text.slice(s, cut[r]), '""', cr);
     run = e;
   }
-  if (run < text.length) out.push(text.slice(run));
+  if (run < text.length) emit(run, text.length);
   const skeleton = out.join('');
-  return { text: skeleton, bodies, kept: skeleton.length / Math.max(text.length, 1) };
+  return { text: skeleton, params, bodies, kept: skeleton.length / Math.max(text.length, 1) };
 }

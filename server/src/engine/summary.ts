@@ -270,7 +270,7 @@ function deprecationOf(stmts: Node[]): string | undefined {
 
 export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boolean): FunctionInfo {
   const name = def.childForFieldName('name')?.text ?? '?';
-  const params = readParams(def.childForFieldName('parameters'));
+  const params = paramsOf(def);
   const info: FunctionInfo = { name, params, decorators, line: line1(def), forwardsWrapper: false, returnsFirstArg: false, forbidsExtra: false, forwardsToSuper: false };
   if (!withBodyFacts) return info;
   const body = def.childForFieldName('body');
@@ -312,7 +312,7 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
 // ---- module-level __getattr__ ----
 
 function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): { names: Set<string>; lazy?: Map<string, string> } | undefined {
-  const params = readParams(fn.childForFieldName('parameters'));
+  const params = paramsOf(fn);
   if (params.length !== 1) return undefined;
   const arg = params[0].name;
   const stmts = statements(fn.childForFieldName('body'));
@@ -408,6 +408,19 @@ function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): Clas
   return cls;
 }
 
+const selfAttrPatterns = new Map<string, RegExp>();
+
+/** `self.x =` (or `+=`, `-=`, `:`) for a method's first parameter: the attribute names it sets. */
+function selfAttrPattern(self: string): RegExp {
+  let re = selfAttrPatterns.get(self);
+  if (!re) {
+    if (selfAttrPatterns.size > 64) selfAttrPatterns.clear();
+    re = new RegExp(`\\b${self}\\.(\\w+)\\s*(=[^=]|\\+=|-=|:)`, 'g');
+    selfAttrPatterns.set(self, re);
+  }
+  return re;
+}
+
 function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional: boolean): void {
   for (const s of statements(body)) {
     const line = line1(s);
@@ -415,9 +428,9 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
     if (!def) continue;
     if (def.type === 'function_definition') {
       const decorators = decoratorsOf(s);
-      const self = readParams(def.childForFieldName('parameters'))[0]?.name;
+      const self = paramsOf(def)[0]?.name;
       const raw = bodyText(def);
-      if (self) for (const m of raw.matchAll(new RegExp(`\\b${self}\\.(\\w+)\\s*(=[^=]|\\+=|-=|:)`, 'g'))) cls.instanceAttrs.add(m[1]);
+      if (self && raw.includes(self)) for (const m of raw.matchAll(selfAttrPattern(self))) cls.instanceAttrs.add(m[1]);
       if (/\bsetattr\s*\(|__dict__/.test(raw)) cls.instanceAttrs.add('*');
       if (isOverload(decorators)) continue;
       const fn = functionInfo(def, decorators, true);
@@ -493,11 +506,18 @@ function branchBlocks(s: Node): Branch[] {
 
 /** Original bodies of the functions the skeleton emptied, while a skeleton is summarised. */
 let rawBodies: { get(row: number): string | undefined } | undefined;
+/** Parameters the skeleton read off the text (their lists are blank in the tree), by `def` row. */
+let rawParams: Map<number, Param[]> | undefined;
+
+function paramsOf(def: Node): Param[] {
+  return rawParams?.get(def.startPosition.row) ?? readParams(def.childForFieldName('parameters'));
+}
 
 /** The text of a function's body: the original one when the skeleton emptied it. */
 function bodyText(def: Node): string {
   // whole-line comments are dropped: where a body ends among them is a matter of parser taste
-  return (rawBodies?.get(def.startPosition.row) ?? def.childForFieldName('body')?.text ?? '').replace(/^[ \t]*#.*$/gm, '');
+  const text = rawBodies?.get(def.startPosition.row) ?? def.childForFieldName('body')?.text ?? '';
+  return text.includes('#') ? text.replace(/^[ \t]*#.*$/gm, '') : text;
 }
 
 /**
@@ -505,13 +525,21 @@ function bodyText(def: Node): string {
  * summary does not need are emptied first); `full` parses everything, for comparison.
  */
 export function summarizeModule(text: string, name: string, isPackage: boolean, file: string, full = false): ModuleSummary {
-  const sk = full ? undefined : skeletonize(text);
-  const tree = parsePython(sk ? sk.text : text);
+  let sk = full ? undefined : skeletonize(text);
+  let tree = parsePython(sk ? sk.text : text);
+  if (sk && sk.params.size > 0 && tree.rootNode.hasError) {
+    // where the parser recovers from errors, blank parameter lists could change how: parse as it was
+    tree.delete();
+    sk = skeletonize(text, { params: false });
+    tree = parsePython(sk.text);
+  }
   rawBodies = sk?.bodies;
+  rawParams = sk?.params;
   try {
     return summarizeTree(tree.rootNode, text, name, isPackage, file);
   } finally {
     rawBodies = undefined;
+    rawParams = undefined;
     tree.delete();
   }
 }
@@ -526,7 +554,8 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     starImports: [],
     all: null,
     getattr: { kind: 'none' },
-    dynamic: DYNAMIC_NAMESPACE.test(text),
+    // the pattern is tried only on text that has one of its fixed parts
+    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules[__name__]') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(text),
     typeCheckingOnly: new Set(),
     registersModules: REGISTERS_MODULES.test(text),
   };

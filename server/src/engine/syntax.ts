@@ -260,3 +260,118 @@ export function statements(node: Node | null): Node[] {
 export function line1(node: Node): number {
   return node.startPosition.row + 1;
 }
+
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * The parameters of a `def` read straight off the text between its parentheses, with the same
+ * result as `readParams` on the parsed `parameters` node; undefined for any layout this reader
+ * does not take on (comments inside brackets, f-strings, triple-quoted strings, backslashes,
+ * non-ASCII text, anything that is not plainly a parameter list): the parser then reads it.
+ */
+export function paramsFromText(src: string): Param[] | undefined {
+  if (src.includes('lambda')) return undefined; // its parameters' commas are not the list's
+  const pieces: string[] = [];
+  let depth = 0;
+  let from = 0;
+  let kept = ''; // the current piece's text with top-level comments cut out
+  const n = src.length;
+  for (let p = 0; p < n; p++) {
+    const c = src.charCodeAt(p);
+    if (c > 0x7e || c === 92 /* \ */) return undefined;
+    if (c === 34 || c === 39) {
+      // a one-line string without prefix letters that would make it an f-string
+      let q = p - 1;
+      while (q >= 0 && /[A-Za-z]/.test(src[q])) q--;
+      if (/[fF]/.test(src.slice(q + 1, p))) return undefined;
+      if (src.charCodeAt(p + 1) === c && src.charCodeAt(p + 2) === c) return undefined;
+      let e = p + 1;
+      while (e < n && src.charCodeAt(e) !== c) {
+        const d = src.charCodeAt(e);
+        if (d === 10 || d === 13 || d === 92) return undefined;
+        e++;
+      }
+      if (e >= n) return undefined;
+      p = e;
+      continue;
+    }
+    if (c === 35 /* # */) {
+      if (depth > 0) return undefined;
+      let e = p;
+      while (e < n && src.charCodeAt(e) !== 10 && src.charCodeAt(e) !== 13) e++;
+      kept += src.slice(from, p);
+      from = e;
+      p = e - 1;
+      continue;
+    }
+    if (c === 40 || c === 91 || c === 123) depth++;
+    else if (c === 41 || c === 93 || c === 125) {
+      if (--depth < 0) return undefined;
+    } else if (c === 44 /* , */ && depth === 0) {
+      pieces.push(kept + src.slice(from, p));
+      kept = '';
+      from = p + 1;
+    }
+  }
+  if (depth !== 0) return undefined;
+  pieces.push(kept + src.slice(from));
+  const last = pieces.length - 1;
+  const params: Param[] = [];
+  const hasSlash = pieces.some((x) => x.trim() === '/');
+  let beforeSlash = hasSlash;
+  let afterStar = false;
+  for (let i = 0; i <= last; i++) {
+    const piece = pieces[i].trim();
+    if (piece === '') {
+      if (i === last && i > 0) break; // a trailing comma
+      if (i === 0 && last === 0) break; // no parameters at all
+      return undefined;
+    }
+    if (piece === '/') {
+      beforeSlash = false;
+      continue;
+    }
+    if (piece === '*') {
+      afterStar = true;
+      continue;
+    }
+    // top level of the piece: the first `=` that is an assignment, and a `:` before it
+    let eq = -1;
+    let colon = -1;
+    let d = 0;
+    for (let p = 0; p < piece.length && eq < 0; p++) {
+      const c = piece.charCodeAt(p);
+      if (c === 34 || c === 39) {
+        p = piece.indexOf(piece[p], p + 1);
+        if (p < 0) return undefined;
+      } else if (c === 40 || c === 91 || c === 123) d++;
+      else if (c === 41 || c === 93 || c === 125) d--;
+      else if (d === 0 && c === 58 /* : */) {
+        if (piece.charCodeAt(p + 1) === 61) return undefined; // `:=`
+        if (colon < 0) colon = p;
+      } else if (d === 0 && c === 61 /* = */) {
+        const before = piece.charCodeAt(p - 1);
+        if (piece.charCodeAt(p + 1) === 61) p++; // `==`
+        else if (before !== 33 && before !== 60 && before !== 62 && before !== 61) eq = p; // not `!=`, `<=`, `>=`
+      }
+    }
+    const headEnd = colon >= 0 ? colon : eq >= 0 ? eq : piece.length;
+    let head = piece.slice(0, headEnd).trim();
+    let kind: ParamKind = afterStar ? 'kwonly' : beforeSlash ? 'posonly' : 'normal';
+    if (head.startsWith('**')) {
+      kind = 'varkw';
+      head = head.slice(2).trim();
+    } else if (head.startsWith('*')) {
+      kind = 'varargs';
+      afterStar = true;
+      head = head.slice(1).trim();
+    }
+    if (!PARAM_NAME.test(head)) return undefined;
+    const annotation = colon >= 0 ? piece.slice(colon + 1, eq >= 0 ? eq : piece.length).trim() : undefined;
+    const defaultText = eq >= 0 ? piece.slice(eq + 1).trim() : undefined;
+    if (annotation === '' || defaultText === '') return undefined;
+    if (defaultText !== undefined && kind !== 'normal' && kind !== 'posonly' && kind !== 'kwonly') return undefined;
+    params.push({ name: head, kind, hasDefault: eq >= 0, annotation: annotation && clip(annotation, 60), defaultText: defaultText && clip(defaultText, 40) });
+  }
+  return params;
+}
