@@ -19,6 +19,8 @@ export interface Skeleton {
    * same as the parser would give), by the 0-based row of the `def` line.
    */
   params: Map<number, Param[]>;
+  /** Module-level imports the skeleton read off the text (each is a `pass` in the tree), by row. */
+  imports: Map<number, TextImport>;
   /** Original body text of each emptied function, by the 0-based row of its `def` line (built when asked for). */
   bodies: { get(row: number): string | undefined };
   /** Share of the characters kept, for measurements. */
@@ -28,8 +30,65 @@ export interface Skeleton {
 import { type Param, paramsFromText } from './syntax';
 
 export interface SkeletonOptions {
-  /** Read plain parameter lists off the text and blank them out (the parser then skips them). */
+  /**
+   * Read plain parameter lists and module-level imports off the text and blank them out (the
+   * parser then skips them).
+   */
   params?: boolean;
+}
+
+/**
+ * An import statement read off the text: `import a.b as c, d` (no `from`), or `from ..m import x
+ * as y, z` (`level` dots, `module` possibly empty) or `from m import *` (`star`).
+ */
+export interface TextImport {
+  from?: { level: number; module: string };
+  star?: boolean;
+  /** Dotted name (a plain name after `from`) and alias, in order. */
+  names: Array<[string, string | undefined]>;
+}
+
+const IMPORT_ITEM = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)(?:\s+as\s+([A-Za-z_]\w*))?$/;
+const FROM_HEAD = /^from\s+(\.*)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)?\s+import\s/;
+
+/**
+ * Reads a plain import statement (its whole logical line); undefined for anything else: strings,
+ * backslashes, semicolons, non-ASCII text, spaces inside dotted names, or whatever is not valid.
+ */
+export function importFromText(src: string): TextImport | undefined {
+  if (/[\\;'"]|[^\x00-\x7e]/.test(src)) return undefined;
+  const code = src.replace(/#[^\r\n]*/g, '').trim();
+  const items = (list: string, dotted: boolean): Array<[string, string | undefined]> | undefined => {
+    const out: Array<[string, string | undefined]> = [];
+    const parts = list.split(',');
+    for (let i = 0; i < parts.length; i++) {
+      const part = parts[i].trim();
+      if (part === '' && i === parts.length - 1 && i > 0) break; // a trailing comma: only inside parentheses
+      const m = IMPORT_ITEM.exec(part);
+      if (!m || (!dotted && m[1].includes('.'))) return undefined;
+      out.push([m[1], m[2]]);
+    }
+    return out;
+  };
+  if (code.startsWith('import')) {
+    const m = /^import\s+([^(]*)$/.exec(code);
+    if (!m || /[\r\n]|,\s*$/.test(m[1])) return undefined;
+    const names = items(m[1], true);
+    return names && names.length > 0 ? { names } : undefined;
+  }
+  const head = FROM_HEAD.exec(code);
+  if (!head || (head[1] === '' && head[2] === undefined)) return undefined;
+  const from = { level: head[1].length, module: head[2] ?? '' };
+  if (from.level === 0 && from.module === '__future__') return undefined; // a statement of its own kind
+  let rest = code.slice(head[0].length).trim();
+  if (rest === '*') return { from, star: true, names: [] };
+  if (rest.startsWith('(')) {
+    if (!rest.endsWith(')')) return undefined;
+    rest = rest.slice(1, -1);
+    if (/[()]/.test(rest)) return undefined;
+  } else if (/[()\r\n]|,\s*$/.test(rest)) return undefined;
+  const names = items(rest, false);
+  return names && names.length > 0 ? { from, names } : undefined;
 }
 
 const DEF = /^(async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
@@ -47,6 +106,11 @@ const HASH = 35;
 const BACKSLASH = 92;
 const DQUOTE = 34;
 const SQUOTE = 39;
+
+/** For the scan of logical lines: 1 for blanks, 2 for what can open or close something, 0 for the rest. */
+const CHAR_CLASS = new Uint8Array(128);
+for (const c of [SPACE, TAB, CR, FF]) CHAR_CLASS[c] = 1;
+for (const c of '#"\'\\()[]{}') CHAR_CLASS[c.charCodeAt(0)] = 2;
 
 /** Logical lines of a module, as parallel arrays (rows are 0-based). */
 interface Logical {
@@ -138,6 +202,16 @@ function logicalLines(text: string, rowStart: number[]): Logical | undefined {
         i++;
         continue;
       }
+      const cls = ch < 128 ? CHAR_CLASS[ch] : 0;
+      if (cls === 0) {
+        doc = 0;
+        i++;
+        continue;
+      }
+      if (cls === 1) {
+        i++;
+        continue;
+      }
       if (ch === HASH) {
         if (depth === 0) {
           out.inlineRows.push(row);
@@ -201,18 +275,19 @@ function rowsText(text: string, rowStart: number[], first: number, last: number)
  * level) yields no such fact, whatever it holds. When that last statement is plainly `return X`,
  * the body matters only when X is the first parameter or a function defined at the body's own
  * level (what the summary reads); `returned` is undefined when the layout is not plain, and the
- * decision is then left to looser patterns.
+ * decision is then left to looser patterns over every line of the body (`heads`).
  */
-function bodyMatters(name: string, header: string, heads: string[], topHeads: string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined): boolean {
+function bodyMatters(name: string, header: () => string, heads: () => string[], topHeads: () => string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined): boolean {
   if (name === '__getattr__' || bodyHasWarn) return true;
   if (!lastReturns) return false;
-  const first = /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/.exec(header)?.[1];
-  if (returned !== undefined && !NON_ASCII.test(header)) {
+  const h0 = header();
+  const first = /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/.exec(h0)?.[1];
+  if (returned !== undefined && !NON_ASCII.test(h0)) {
     if (returned === first) return true;
-    for (const h of topHeads) if (DEF_NAME.exec(h)?.[2] === returned) return true;
+    for (const h of topHeads()) if (DEF_NAME.exec(h)?.[2] === returned) return true;
     return false;
   }
-  for (const h of heads) {
+  for (const h of heads()) {
     if (h.startsWith('def ') || h.startsWith('async def ')) return true;
     if (first && h.startsWith('return') && RETURN_NAME.exec(h)?.[1] === first) return true;
   }
@@ -257,6 +332,26 @@ function closingParen(text: string, open: number, limit: number): number {
   return -1;
 }
 
+/**
+ * The offset of the `:` that ends a `def` header whose parameter list closes at `close` (after a
+ * return annotation, if any), or -1 when a string or backslash stands in the way.
+ */
+function headerColon(text: string, close: number, limit: number): number {
+  let depth = 0;
+  for (let p = close + 1; p < limit; p++) {
+    const c = text.charCodeAt(p);
+    if (c === 40 || c === 91 || c === 123) depth++;
+    else if (c === 41 || c === 93 || c === 125) {
+      if (--depth < 0) return -1;
+    } else if (c === 58 && depth === 0) return p;
+    else if (c === DQUOTE || c === SQUOTE || c === BACKSLASH) return -1;
+    else if (c === HASH) {
+      while (p < limit && text.charCodeAt(p) !== 10 && text.charCodeAt(p) !== CR) p++;
+    }
+  }
+  return -1;
+}
+
 export function skeletonize(source: string, options: SkeletonOptions = { params: true }): Skeleton {
   // the parser breaks lines at a lone CR as Python does: so do the rows here (same length, same offsets)
   const text = source.indexOf('\r') >= 0 && /\r(?!\n)/.test(source) ? source.replace(/\r(?!\n)/g, '\n') : source;
@@ -268,10 +363,28 @@ export function skeletonize(source: string, options: SkeletonOptions = { params:
   const bodies = { get: (row: number): string | undefined => ((r) => (r ? rowsText(text, rowStart, r[0], r[1]) : undefined))(ranges.get(row)) };
   const logical = logicalLines(text, rowStart);
   const params = new Map<number, Param[]>();
-  if (!logical) return { text, params, bodies, kept: 1 };
-  /** Blanked parameter lists: offsets after each `(` and of its `)`. */
-  const blanks: number[] = [];
+  const imports = new Map<number, TextImport>();
+  if (!logical) return { text, params, imports, bodies, kept: 1 };
   const { count, start, end, indent, head } = logical;
+  /**
+   * Blanked ranges (offsets from, to) in order, and what each is replaced by besides its line
+   * breaks: an import by `pass` before them, a parameter list by `)` after them.
+   */
+  const blanks: number[] = [];
+  const fills: string[] = [];
+  /** The imports' ranges, merged with the parameter lists' below. */
+  const importBlanks: number[] = [];
+  if (options.params) {
+    for (let k = 0; k < count; k++) {
+      const h = head[k];
+      if (indent[k] !== 0 || !(text.startsWith('from', h) || text.startsWith('import', h))) continue;
+      const stop = rowEnd(end[k]);
+      const read = importFromText(text.slice(h, stop));
+      if (!read) continue;
+      imports.set(start[k], read);
+      importBlanks.push(h, stop);
+    }
+  }
   const headText = (k: number): string => text.slice(head[k], rowEnd(start[k]));
   /** Offsets of every `warn`, for the rows of a body that hold one. */
   const warns: number[] = [];
@@ -293,9 +406,12 @@ export function skeletonize(source: string, options: SkeletonOptions = { params:
       const open = head[k] + m[0].length - 1;
       const close = closingParen(text, open, rowEnd(end[k]));
       const read = close > open ? paramsFromText(text.slice(open + 1, close)) : undefined;
-      if (read && close > open + 1) {
+      // the return annotation goes too (no summary reads it): `def f(<line breaks>):`
+      const colon = read ? headerColon(text, close, rowEnd(end[k])) : -1;
+      if (read && colon > close) {
         params.set(start[k], read);
-        blanks.push(open + 1, close);
+        blanks.push(open + 1, colon);
+        fills.push(')');
       }
     }
     // the header ends with ':' on its last line; code after it means a one-line body
@@ -306,8 +422,11 @@ export function skeletonize(source: string, options: SkeletonOptions = { params:
     }
     const first = start[k + 1];
     const last = end[j - 1];
-    const heads: string[] = [];
-    for (let q = k + 1; q < j; q++) heads.push(headText(q));
+    const heads = (): string[] => {
+      const out: string[] = [];
+      for (let q = k + 1; q < j; q++) out.push(headText(q));
+      return out;
+    };
     // a deprecation is read off the body's first statement, or its second after a docstring: a
     // `warn` in either keeps the body (the rest of the body is never read for it)
     let warn = false;
@@ -334,9 +453,12 @@ export function skeletonize(source: string, options: SkeletonOptions = { params:
       lastReturns = /\breturn\b/.test(lastText);
       if (lastReturns && start[top] === end[top] && !lastText.includes(';') && !NON_ASCII.test(lastText)) returned = RETURN_NAME.exec(headText(top))?.[1] ?? '';
     }
-    const topHeads: string[] = [];
-    for (let q = k + 1; q < j; q++) if (indent[q] === indent[k + 1]) topHeads.push(headText(q));
-    const header = rowsText(text, rowStart, start[k], end[k]);
+    const topHeads = (): string[] => {
+      const out: string[] = [];
+      for (let q = k + 1; q < j; q++) if (indent[q] === indent[k + 1]) out.push(headText(q));
+      return out;
+    };
+    const header = (): string => rowsText(text, rowStart, start[k], end[k]);
     if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned)) {
       keepWhole();
       k = j - 1; // functions nested in a body the summary reads stay whole
@@ -375,8 +497,27 @@ export function skeletonize(source: string, options: SkeletonOptions = { params:
     cut[start[k]] = head[k];
     if (end[k] > start[k]) mode.fill(Row.Blank, start[k] + 1, end[k] + 1);
   }
+  if (importBlanks.length > 0) {
+    // both lists are in order: merge them
+    const pb = blanks.splice(0);
+    const pf = fills.splice(0);
+    let a = 0;
+    for (let b = 0; b < importBlanks.length; b += 2) {
+      while (a < pb.length && pb[a] < importBlanks[b]) {
+        blanks.push(pb[a], pb[a + 1]);
+        fills.push(pf[a / 2]);
+        a += 2;
+      }
+      blanks.push(importBlanks[b], importBlanks[b + 1]);
+      fills.push('pass');
+    }
+    for (; a < pb.length; a += 2) {
+      blanks.push(pb[a], pb[a + 1]);
+      fills.push(pf[a / 2]);
+    }
+  }
   const out: string[] = [];
-  // the parameter lists read off the text keep only their line breaks
+  // what was read off the text keeps only its line breaks (an import leaves a `pass`)
   let bi = 0;
   const emit = (from: number, to: number): void => {
     while (from < to) {
@@ -388,11 +529,14 @@ export function skeletonize(source: string, options: SkeletonOptions = { params:
       const b0 = Math.max(blanks[bi], from);
       const b1 = Math.min(blanks[bi + 1], to);
       if (from < b0) out.push(text.slice(from, b0));
+      const fill = fills[bi / 2];
+      if (b0 === blanks[bi] && fill === 'pass') out.push(fill);
       for (let p = b0; p < b1; p++) {
         const c = text.charCodeAt(p);
         if (c === 10) out.push('\n');
         else if (c === CR) out.push('\r');
       }
+      if (b1 === blanks[bi + 1] && fill === ')') out.push(fill);
       from = b1;
     }
   };
@@ -417,5 +561,5 @@ export function skeletonize(source: string, options: SkeletonOptions = { params:
   }
   if (run < text.length) emit(run, text.length);
   const skeleton = out.join('');
-  return { text: skeleton, params, bodies, kept: skeleton.length / Math.max(text.length, 1) };
+  return { text: skeleton, params, imports, bodies, kept: skeleton.length / Math.max(text.length, 1) };
 }

@@ -4,7 +4,7 @@
  * facts about them that decorator analysis needs. Trees are freed as soon as the summary is made.
  */
 import { parsePython, type Node } from './parser';
-import { skeletonize } from './skeleton';
+import { skeletonize, type TextImport } from './skeleton';
 import { dotted, type Expr, line1, readParams, statements, stringValue, toExpr, type Param } from './syntax';
 
 export interface FunctionInfo {
@@ -157,6 +157,26 @@ export function importBindings(
       }
     }
   }
+  return out;
+}
+
+/** The same for an import the skeleton read off the text. */
+function textImportBindings(imp: TextImport, line: number, current: { name: string; isPackage: boolean }, conditional: boolean, onStar: (module: string) => void): Array<[string, Binding]> {
+  const out: Array<[string, Binding]> = [];
+  if (!imp.from) {
+    for (const [full, alias] of imp.names) {
+      if (alias) out.push([alias, { kind: 'module', module: full, conditional, line }]);
+      else out.push([full.split('.')[0], { kind: 'module', module: full.split('.')[0], conditional, line }]);
+    }
+    return out;
+  }
+  const module = imp.from.level > 0 ? resolveRelative(current.name, current.isPackage, imp.from.level, imp.from.module) : imp.from.module;
+  if (!module) return out;
+  if (imp.star) {
+    onStar(module);
+    return out;
+  }
+  for (const [name, alias] of imp.names) out.push([alias ?? name, { kind: 'from', module, name, conditional, line }]);
   return out;
 }
 
@@ -508,6 +528,8 @@ function branchBlocks(s: Node): Branch[] {
 let rawBodies: { get(row: number): string | undefined } | undefined;
 /** Parameters the skeleton read off the text (their lists are blank in the tree), by `def` row. */
 let rawParams: Map<number, Param[]> | undefined;
+/** Module-level imports the skeleton read off the text (each is a `pass` in the tree), by row. */
+let rawImports: Map<number, TextImport> | undefined;
 
 function paramsOf(def: Node): Param[] {
   return rawParams?.get(def.startPosition.row) ?? readParams(def.childForFieldName('parameters'));
@@ -527,7 +549,7 @@ function bodyText(def: Node): string {
 export function summarizeModule(text: string, name: string, isPackage: boolean, file: string, full = false): ModuleSummary {
   let sk = full ? undefined : skeletonize(text);
   let tree = parsePython(sk ? sk.text : text);
-  if (sk && sk.params.size > 0 && tree.rootNode.hasError) {
+  if (sk && (sk.params.size > 0 || sk.imports.size > 0) && tree.rootNode.hasError) {
     // where the parser recovers from errors, blank parameter lists could change how: parse as it was
     tree.delete();
     sk = skeletonize(text, { params: false });
@@ -535,11 +557,13 @@ export function summarizeModule(text: string, name: string, isPackage: boolean, 
   }
   rawBodies = sk?.bodies;
   rawParams = sk?.params;
+  rawImports = sk?.imports;
   try {
     return summarizeTree(tree.rootNode, text, name, isPackage, file);
   } finally {
     rawBodies = undefined;
     rawParams = undefined;
+    rawImports = undefined;
     tree.delete();
   }
 }
@@ -589,6 +613,9 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
         if (id) bind(id.text, { kind: 'opaque', conditional, line });
       } else if (s.type === 'import_statement' || s.type === 'import_from_statement') {
         for (const [n, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
+      } else if (s.type === 'pass_statement') {
+        const imp = rawImports?.get(line - 1);
+        if (imp) for (const [n, b] of textImportBindings(imp, line, { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
       } else if (s.type === 'expression_statement') {
         const e = s.namedChildren[0];
         if (!e) continue;
