@@ -22,7 +22,7 @@ export interface Skeleton {
   /** Module-level imports the skeleton read off the text (each is a `pass` in the tree), by row. */
   imports: Map<number, TextImport>;
   /** Original body text of each emptied function, by the 0-based row of its `def` line (built when asked for). */
-  bodies: { get(row: number): string | undefined };
+  bodies: { get(row: number): string | undefined; has(row: number): boolean };
   /** Share of the characters kept, for measurements. */
   kept: number;
 }
@@ -360,7 +360,10 @@ export function skeletonize(source: string, options: SkeletonOptions = { params:
   const rows = rowStart.length;
   const rowEnd = (r: number): number => (r + 1 < rows ? rowStart[r + 1] - 1 : text.length);
   const ranges = new Map<number, [number, number]>();
-  const bodies = { get: (row: number): string | undefined => ((r) => (r ? rowsText(text, rowStart, r[0], r[1]) : undefined))(ranges.get(row)) };
+  const bodies = {
+    get: (row: number): string | undefined => ((r) => (r ? rowsText(text, rowStart, r[0], r[1]) : undefined))(ranges.get(row)),
+    has: (row: number): boolean => ranges.has(row),
+  };
   const logical = logicalLines(text, rowStart);
   const params = new Map<number, Param[]>();
   const imports = new Map<number, TextImport>();

@@ -293,8 +293,10 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   const params = paramsOf(def);
   const info: FunctionInfo = { name, params, decorators, line: line1(def), forwardsWrapper: false, returnsFirstArg: false, forbidsExtra: false, forwardsToSuper: false };
   if (!withBodyFacts) return info;
-  const body = def.childForFieldName('body');
-  if (!body) return info;
+  // a body the skeleton emptied is `...` in the tree: only its raw text has facts
+  const emptied = rawBodies?.has(def.startPosition.row) ?? false;
+  const body = emptied ? null : def.childForFieldName('body');
+  if (!emptied && !body) return info;
   const va = params.find((p) => p.kind === 'varargs')?.name;
   const vk = params.find((p) => p.kind === 'varkw')?.name;
   if (va && vk && params.length === 3) {
@@ -304,6 +306,7 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     info.forwardsToSuper = call.test(text) && !rebinds.test(text);
   }
   if (decorators.length > 0) info.forbidsExtra = /\bextra\s*=\s*["']forbid["']/.test(bodyText(def));
+  if (!body) return info;
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);
   const first = paramName(params[0]);
@@ -525,7 +528,7 @@ function branchBlocks(s: Node): Branch[] {
 }
 
 /** Original bodies of the functions the skeleton emptied, while a skeleton is summarised. */
-let rawBodies: { get(row: number): string | undefined } | undefined;
+let rawBodies: { get(row: number): string | undefined; has(row: number): boolean } | undefined;
 /** Parameters the skeleton read off the text (their lists are blank in the tree), by `def` row. */
 let rawParams: Map<number, Param[]> | undefined;
 /** Module-level imports the skeleton read off the text (each is a `pass` in the tree), by row. */
