@@ -5,7 +5,7 @@
  *   node bench/run.js [--target PATH] [--file FILE] [--dir DIR] [--lsp-file FILE]
  *                     [--runs N] [--edits N] [--quick] [--json] [--baseline PATH]
  *                     [--python-version X.Y] [--peer-index | --no-peer-index] [--build] [--keep]
- *                     [--lsp-only]
+ *                     [--lsp-only] [--no-peer-lsp]
  *
  * Measures (medians over --runs, each tool run alternately so drift hits both alike):
  *   1. one file, cold: `apidrift check --no-cache` vs `pyright` on that file (wall time, max RSS)
@@ -43,7 +43,7 @@ const TIME_BIN = '/usr/bin/time';
 const USAGE = `usage: node bench/run.js [--target PATH] [--file FILE] [--dir DIR] [--lsp-file FILE]
                          [--runs N] [--edits N] [--quick] [--json] [--baseline PATH]
                          [--python-version X.Y] [--peer-index|--no-peer-index] [--build] [--keep]
-                         [--lsp-only]
+                         [--lsp-only] [--no-peer-lsp]
 
   --target PATH     import root of the target (folder, or .zip/.whl: extracted once for both tools);
                     default: the Python 3.12 stdlib zip (node_modules/stdlib-py312/python_stdlib.zip)
@@ -61,7 +61,8 @@ const USAGE = `usage: node bench/run.js [--target PATH] [--file FILE] [--dir DIR
   --peer-index      run pyright over the whole target even with --quick; --no-peer-index skips it
   --build           run \`npm run build\` first
   --keep            keep the temporary folder
-  --lsp-only        measure only the language servers (4. and their memory)`;
+  --lsp-only        measure only the language servers (4. and their memory)
+  --no-peer-lsp     run only apidrift's language server (no pyright peer for 4.)`;
 
 function parseArgs(argv) {
   const o = { runs: 5, edits: 200, quick: false, json: false, build: false, keep: false, peerIndex: undefined };
@@ -87,6 +88,7 @@ function parseArgs(argv) {
     else if (a === '--build') o.build = true;
     else if (a === '--keep') o.keep = true;
     else if (a === '--lsp-only') o.lspOnly = true;
+    else if (a === '--no-peer-lsp') o.noPeerLsp = true;
     else if (a === '--peer-index') o.peerIndex = true;
     else if (a === '--no-peer-index') o.peerIndex = false;
     else if (a === '--help' || a === '-h') {
@@ -898,6 +900,7 @@ async function bench(o, tmp) {
     note(`run ${run + 1}/${o.runs}: language servers (${o.edits} keystrokes each)`);
     const order = run % 2 ? ['pyright', 'apidrift'] : ['apidrift', 'pyright'];
     for (const kind of order) {
+      if (kind === 'pyright' && o.noPeerLsp) continue;
       const r = await lspRun(kind, ctx, { edits: o.edits });
       if (r.error) note(`${kind} LSP: ${r.error}`);
       lsp[kind].push(r);

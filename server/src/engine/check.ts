@@ -9,7 +9,7 @@ import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
 import type { Node, Tree } from './parser';
 import { parseRecovering } from './recover';
 import { GENERATED, type Program, type Value } from './program';
-import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo } from './summary';
+import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from './summary';
 import { readParams, stringValue } from './syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from './types';
 import type { Param } from './syntax';
@@ -32,6 +32,8 @@ export interface CheckOptions {
   memo?: StatementMemo;
   /** Anything else the results depend on (the baseline's state), as a string to compare. */
   context?: string;
+  /** The file's top-level definitions as last summarised, to take over where unchanged. */
+  summaryMemo?: SummaryMemo;
 }
 
 /** Questions about the baseline (and moves within the target) that import checks ask. */
@@ -193,7 +195,7 @@ class FileCheck {
   constructor(private readonly checker: Checker, private readonly root: Node, text: string, private readonly opts: CheckOptions) {
     this.program = checker.program;
     this.moduleName = opts.moduleName ?? USER_MODULE;
-    this.summary = summarizeTree(root, text, this.moduleName, !!opts.isPackage, opts.file);
+    this.summary = summarizeTree(root, text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo);
     this.lines = text.split(/\r\n|\r|\n/);
   }
 

@@ -10,6 +10,7 @@ import { deferParser, initParser, parsePython, parsePythonIncremental, type Tree
 import { Program } from './program';
 import { parseRecovering } from './recover';
 import { StatementMemo } from './statements';
+import { SummaryMemo } from './summary';
 import { DirectoryRoot } from './sources/directoryRoot';
 import { Target, TargetError } from './sources/target';
 
@@ -49,6 +50,8 @@ export interface EngineOptions {
 interface FileMemo {
   target: StatementMemo;
   baseline: StatementMemo;
+  /** The file's top-level definitions as last summarised (shared by both checks). */
+  summary: SummaryMemo;
   /** The text last checked (after setting broken statements aside) and its error-free tree. */
   checked?: { text: string; tree: Tree };
 }
@@ -66,9 +69,11 @@ export class Engine {
   private constructor(readonly target: Target, baselineTarget: Target | undefined, private readonly indexOnDemand: boolean, cacheDir?: string, private readonly incremental = false) {
     this.cache = cacheDir ? new SummaryCache(cacheDir) : undefined;
     this.program = new Program(target, this.cache);
+    this.program.snapshots = incremental;
     this.checker = new Checker(this.program);
     if (baselineTarget) {
       const program = new Program(baselineTarget, this.cache);
+      program.snapshots = incremental;
       this.baseline = { program, checker: new Checker(program) };
       this.crossVersion = {
         baselineHasModule: (name) => program.findModule(name) !== null,
@@ -117,11 +122,10 @@ export class Engine {
       if (this.baseline) this.baseline.program.nextGeneration();
       // what the baseline says enters the target's findings through move detection
       const context = this.baseline && this.incremental ? `${this.baseline.program.contentEpoch()}:${this.baseline.program.hasFullIndex}` : '';
-      const result = this.checker.checkTree(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context });
-      if (this.incremental) this.program.recordSnapshot();
+      const summaryMemo = this.incremental ? memos.summary : undefined;
+      const result = this.checker.checkTree(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context, summaryMemo });
       if (this.baseline) {
-        const base = this.baseline.checker.checkTree(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined });
-        if (this.incremental) this.baseline.program.recordSnapshot();
+        const base = this.baseline.checker.checkTree(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, summaryMemo });
         explainAgainstBaseline(result, base, file);
       }
       if (!tree.rootNode.hasError) {
@@ -141,7 +145,7 @@ export class Engine {
   private memosOf(file: string): FileMemo {
     let m = this.memos.get(file);
     if (m) this.memos.delete(file);
-    else m = { target: new StatementMemo(), baseline: new StatementMemo() };
+    else m = { target: new StatementMemo(), baseline: new StatementMemo(), summary: new SummaryMemo() };
     this.memos.set(file, m);
     while (this.memos.size > Engine.KEPT_TREES) this.dropMemo(this.memos.keys().next().value as string);
     return m;
@@ -195,6 +199,18 @@ export class Engine {
   revalidateEvery(ms: number): void {
     this.program.revalidateEveryMs = ms;
     if (this.baseline) this.baseline.program.revalidateEveryMs = ms;
+  }
+
+  /**
+   * Re-validates the target files the checks used (sizes, mtimes, listings) now, for a host that
+   * does it in idle time rather than on a keystroke: true when what the targets say may have
+   * changed (open files should then be checked again).
+   */
+  revalidate(): boolean {
+    const before = [this.program.contentEpoch(), this.baseline?.program.contentEpoch()];
+    this.program.nextGeneration(true, false);
+    this.baseline?.program.nextGeneration(true, false);
+    return this.program.contentEpoch() !== before[0] || (!!this.baseline && this.baseline.program.contentEpoch() !== before[1]);
   }
 
   /** The targets changed on disk: the next check re-validates every file it uses. */

@@ -71,7 +71,8 @@ export function initParser(dir?: string): Promise<Parser> {
 function cleanSource(text: string): string {
   // Python and editors break lines at a lone CR, and read NUL inside strings; tree-sitter does
   // neither. Same-length substitutes keep every position valid.
-  return /[\r\0]/.test(text) ? text.replace(/\r(?!\n)/g, '\n').replace(/\0/g, '\uFFFD') : text;
+  if (text.indexOf('\r') < 0 && text.indexOf('\0') < 0) return text;
+  return text.replace(/\r(?!\n)/g, '\n').replace(/\0/g, '\uFFFD');
 }
 
 function isSpace(c: number): boolean {

@@ -427,21 +427,26 @@ export class Program {
     this.fullIndex = undefined;
   }
 
-  /** Starts a new check: files are re-validated (size/mtime) at most once per generation. */
   /**
    * Starts a new check. Target files are re-validated (size, mtime) once per generation; with
    * `revalidateEveryMs` a generation lasts that long unless `force` is given (a server that
-   * watches its targets re-validates when told, not on every keystroke).
+   * watches its targets re-validates when told or when idle, not on every keystroke). `changed`
+   * says the targets are known to have changed (every result derived from them is then stale).
    */
-  nextGeneration(force = false): void {
+  nextGeneration(force = false, changed = force): void {
     const now = Date.now();
     if (!force && this.revalidateEveryMs > 0 && now - this.generationStarted < this.revalidateEveryMs) return;
+    // what this generation saw, for the next `contentEpoch` to compare (once a generation, not once a check)
+    if (this.snapshots && this.epochGeneration === this.generation) this.recordSnapshot();
     this.generation++;
     this.generationStarted = now;
     this.memo.clear();
     this.target.invalidate();
-    if (force) this.forcedSinceSnapshot = true;
+    if (changed) this.forcedSinceSnapshot = true;
   }
+
+  /** Keep a snapshot of what each generation saw, so that `contentEpoch` can tell what changed. */
+  snapshots = false;
 
   /**
    * A number that changes whenever what the target says may have changed: a forced refresh, or a

@@ -92,25 +92,26 @@ export function moduleFacts(s: ModuleSummary): string {
  * own text), so that moving a statement does not change what it depends on.
  */
 export class NameFingerprints {
-  private readonly json = new Map<Binding, string>();
-  private readonly words = new Map<Binding, Set<string>>();
+  /** Bindings are never changed once made, and those of unchanged statements are taken over between checks. */
+  private static readonly json = new WeakMap<Binding, string>();
+  private static readonly words = new WeakMap<Binding, Set<string>>();
 
   constructor(private readonly bindings: Map<string, Binding[]>) {}
 
   private jsonOf(b: Binding): string {
-    let j = this.json.get(b);
+    let j = NameFingerprints.json.get(b);
     if (j === undefined) {
       j = fingerprintOf(b);
-      this.json.set(b, j);
+      NameFingerprints.json.set(b, j);
     }
     return j;
   }
 
   private wordsOfBinding(b: Binding): Set<string> {
-    let w = this.words.get(b);
+    let w = NameFingerprints.words.get(b);
     if (!w) {
       w = wordsOf(this.jsonOf(b));
-      this.words.set(b, w);
+      NameFingerprints.words.set(b, w);
     }
     return w;
   }

@@ -571,8 +571,25 @@ export function summarizeModule(text: string, name: string, isPackage: boolean, 
   }
 }
 
-export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string): ModuleSummary {
+/**
+ * What the top-level definitions and imports of a file bound in its last summary, by row and
+ * text, for re-summarising an edited file: a `def`, `class` or import whose text and row are
+ * unchanged binds the same (function summaries are taken over as they are, class summaries
+ * copied, since class objects key caches of what their bases resolve to).
+ */
+export class SummaryMemo {
+  parts = new Map<string, Array<[string, Binding]>>();
+}
+
+function copyBinding(b: Binding): Binding {
+  return b.kind === 'class' ? structuredClone(b) : b;
+}
+
+export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string, memo?: SummaryMemo): ModuleSummary {
   const ctx: Ctx = { module: name, isPackage };
+  const parts = memo ? new Map<string, Array<[string, Binding]>>() : undefined;
+  /** The bindings of the top-level definition being summarised, for the memo. */
+  let recording: Array<[string, Binding]> | undefined;
   const summary: ModuleSummary = {
     name,
     isPackage,
@@ -588,21 +605,46 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
   };
   const getattrDefs: Node[] = [];
 
-  const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean): void => {
+  const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean, top = false): void => {
     const bind = (n: string, b: Binding): void => {
       if (typeChecking) summary.typeCheckingOnly.add(n);
       else addBinding(summary.bindings, n, b);
+      recording?.push([n, b]);
     };
     for (const s of stmts) {
       const line = line1(s);
       const def = definitionOf(s);
       if (!def) continue;
+      let key: string | undefined;
+      if (top && memo && parts && (def.type === 'function_definition' || def.type === 'class_definition' || def.type === 'import_statement' || def.type === 'import_from_statement')) {
+        key = `${name}\0${isPackage}\0${line}\0${s.text}`;
+        const known = memo.parts.get(key);
+        if (known) {
+          for (const [n, b] of known) bind(n, copyBinding(b));
+          parts.set(key, known);
+          continue;
+        }
+        if (!s.hasError) recording = [];
+      }
+      try {
+        summarizeStatement(s, def, line, conditional, typeChecking, bind);
+      } finally {
+        if (key !== undefined && recording) parts!.set(key, recording);
+        recording = undefined;
+      }
+    }
+  };
+  const summarizeStatement = (s: Node, def: Node, line: number, conditional: boolean, typeChecking: boolean, bind: (n: string, b: Binding) => void): void => {
+    {
       if (def.type === 'function_definition') {
         const decorators = decoratorsOf(s);
-        if (isOverload(decorators)) continue;
+        if (isOverload(decorators)) return;
         const fn = functionInfo(def, decorators, true);
         bind(fn.name, { kind: 'def', fn, conditional, line });
-        if (fn.name === '__getattr__' && !typeChecking) getattrDefs.push(def);
+        if (fn.name === '__getattr__' && !typeChecking) {
+          getattrDefs.push(def);
+          recording = undefined; // read from its node at the end: never taken over
+        }
       } else if (def.type === 'class_definition') {
         const cls = classInfo(def, decoratorsOf(s), ctx, '');
         bind(cls.name, { kind: 'class', cls, conditional, line });
@@ -615,13 +657,17 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
         const id = left?.type === 'identifier' ? left : left?.namedChildren.find((c) => c?.type === 'identifier');
         if (id) bind(id.text, { kind: 'opaque', conditional, line });
       } else if (s.type === 'import_statement' || s.type === 'import_from_statement') {
-        for (const [n, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
+        const onStar = (m: string): void => {
+          recording = undefined; // a star import is not a binding: never taken over
+          if (!typeChecking) summary.starImports.push(m);
+        };
+        for (const [n, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, conditional, onStar)) bind(n, b);
       } else if (s.type === 'pass_statement') {
         const imp = rawImports?.get(line - 1);
         if (imp) for (const [n, b] of textImportBindings(imp, line, { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
       } else if (s.type === 'expression_statement') {
         const e = s.namedChildren[0];
-        if (!e) continue;
+        if (!e) return;
         if (e.type === 'assignment') {
           let a: Node | null = e;
           const right = lastRight(e);
@@ -678,7 +724,8 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
       }
     }
   };
-  walk(statements(root), false, false);
+  walk(statements(root), false, false, true);
+  if (memo && parts) memo.parts = parts;
 
   // A name bound only under TYPE_CHECKING but also elsewhere is a runtime name.
   for (const n of summary.typeCheckingOnly) if (summary.bindings.has(n)) summary.typeCheckingOnly.delete(n);

@@ -160,8 +160,8 @@ async function ensureEngine(): Promise<void> {
     if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
-    // the targets are watched: files are re-validated when they change, not on every keystroke
-    engine.revalidateEvery(watchers.length > 0 ? 2000 : 0);
+    // the targets are watched: files are re-validated when they change and in idle time, not on keystrokes
+    engine.revalidateEvery(watchers.length > 0 ? Infinity : 0);
     engine.program.releaseAfterIndex = true;
     for (const p of [engine.program, engine.baseline?.program]) {
       if (!p) continue;
@@ -267,11 +267,31 @@ async function validate(uri: string, version: number): Promise<void> {
   }
   if (documents.get(uri)?.version !== version) return; // a newer version is on its way
   checkMs.set(uri, performance.now() - started);
+  lastCheckAt = Date.now();
   results.set(uri, { version, result });
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });
   log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
 }
+
+/**
+ * Watched targets are re-validated (the sizes and mtimes of the files the checks used) in idle
+ * time, a while after the last check, in case a change escaped the watcher; what changed is
+ * re-checked. Without a watcher every check re-validates.
+ */
+const IDLE_REVALIDATE_MS = 1000;
+let lastCheckAt = 0;
+let revalidatedAt = 0;
+setInterval(() => {
+  if (!engine || watchers.length === 0) return;
+  const now = Date.now();
+  if (lastCheckAt <= revalidatedAt || now - lastCheckAt < IDLE_REVALIDATE_MS) return;
+  revalidatedAt = now;
+  if (engine.revalidate()) {
+    log('target files changed: re-checking open files');
+    for (const doc of documents.all()) schedule(doc, 0);
+  }
+}, IDLE_REVALIDATE_MS / 2).unref();
 
 function contains(r: Range, p: Position): boolean {
   const after = p.line > r.start.line || (p.line === r.start.line && p.character >= r.start.character);
