@@ -107,6 +107,35 @@ describe('incremental re-checks', () => {
     assert.ok(fix && /block_size=BLOCK_SIZE/.test(fix.edits[0].newText), `fix uses the constant: ${JSON.stringify(fix)}`);
   });
 
+  it('follows user classes whose bases change while their own text and row stay the same', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    // a file inside the target folder is checked as a module, so its own classes are followed
+    const file = path.join(dir, 'mine.py');
+    const engine = await Engine.open({ targets: [dir], incremental: true });
+    const s = { check: (text: string) => engine.check(text, file), fresh: async (text: string) => (await Engine.open({ targets: [dir] })).check(text, file) };
+    const user = ['from lib import C, D', 'Base = C', 'class Mine(Base):', '    pass', 'class Leaf(Mine):', '    x: int = 1', 'Leaf(1, 2)', 'Mine()', ''].join('\n');
+    const steps: Array<[string, (t: string) => string]> = [
+      ['as written', (t) => t],
+      // the classes' text and rows are unchanged: only what their bases resolve to changes
+      ['the base is a function now', (t) => t.replace('Base = C', 'Base = D')],
+      ['the base is unknown', (t) => t.replace('Base = D', 'Base = len')],
+      ['and back', (t) => t.replace('Base = len', 'Base = C')],
+      ['a decorator above the leaf', (t) => t.replace('class Leaf', '@staticmethod\nclass Leaf')],
+    ];
+    let text = user;
+    const seen: string[] = [];
+    for (const [what, edit] of steps) {
+      text = edit(text);
+      const r = s.check(text);
+      assert.deepEqual(essence(r), essence(await s.fresh(text)), `after "${what}"`);
+      seen.push(`${what}: ${r.findings.map((f) => `${f.range.start.line}:${f.code}`).join(' ')}`);
+    }
+    console.log(seen.join('\n'));
+    assert.match(seen[0], /6:too-many-positional/);
+    assert.doesNotMatch(seen[2], /too-many-positional|missing-argument/);
+  });
+
   it('re-checks only the statements an edit touched', async () => {
     const dir = tempTree(LIB);
     dirs.push(dir);
