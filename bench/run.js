@@ -16,6 +16,7 @@
  *   4. keystrokes through the language servers: didOpen -> first diagnostics, then N one-key
  *      didChange edits, each timed didChange -> publishDiagnostics of that version
  *   5. peak memory: /usr/bin/time -v max RSS of the CLI runs, VmHWM of each server after its run
+ *      (and its VmRSS then: what it holds once the keystrokes are over)
  *
  * pyright is installed on demand into ~/.cache/apidrift-bench (never into the repo).
  * The dist/ bundle is copied to a temporary folder first, so a rebuild during the run cannot
@@ -36,6 +37,8 @@ const BENCH_CACHE = process.env.APIDRIFT_BENCH_CACHE || path.join(os.homedir(), 
 const DEFAULT_TARGET = path.join(REPO, 'node_modules', 'stdlib-py312', 'python_stdlib.zip');
 const DEFAULT_FILE = path.join(REPO, 'examples', 'stdlib311_user.py');
 const TIME_BIN = '/usr/bin/time';
+/** The Node options the VS Code extension starts the language server with. */
+const SERVER_EXEC_ARGV = require('../server/src/lsp/launch.json').execArgv;
 
 // ---------------------------------------------------------------------------------------------
 // arguments
@@ -666,7 +669,8 @@ async function lspRun(kind, ctx, opts) {
     if (section === 'pyright') return {};
     return null;
   };
-  const argv = kind === 'apidrift' ? [process.execPath, ctx.apidrift.server, '--stdio'] : [process.execPath, ctx.pyright.langserver, '--stdio'];
+  // apidrift's server starts with the Node options the extension gives it
+  const argv = kind === 'apidrift' ? [process.execPath, ...SERVER_EXEC_ARGV, ctx.apidrift.server, '--stdio'] : [process.execPath, ctx.pyright.langserver, '--stdio'];
   const c = new LspClient(kind, argv, { cwd: ctx.lspRoot, env, settingsFor });
   const res = { kind, baseline: !!opts.baseline, latencies: [], engineMs: [] };
   try {
@@ -961,6 +965,8 @@ async function bench(o, tmp) {
         server: {
           apidrift: lspStat(lsp.apidrift, (r) => r.memory && r.memory.hwmKb),
           pyright: lspStat(lsp.pyright, (r) => r.memory && r.memory.hwmKb),
+          apidriftResident: lspStat(lsp.apidrift, (r) => r.memory && r.memory.rssKb),
+          pyrightResident: lspStat(lsp.pyright, (r) => r.memory && r.memory.rssKb),
           apidriftChildren: lspStat(lsp.apidrift, (r) => r.memory && r.memory.children),
           pyrightChildren: lspStat(lsp.pyright, (r) => r.memory && r.memory.children),
         },
@@ -977,6 +983,7 @@ async function bench(o, tmp) {
       engineCheckP50: lspStat(lsp.apidriftBaseline, (r) => percentile(r.engineMs, 50)),
       engineCheckP95: lspStat(lsp.apidriftBaseline, (r) => percentile(r.engineMs, 95)),
       serverHwmKb: lspStat(lsp.apidriftBaseline, (r) => r.memory && r.memory.hwmKb),
+      serverRssKb: lspStat(lsp.apidriftBaseline, (r) => r.memory && r.memory.rssKb),
       openMs: lspStat(lsp.apidriftBaseline, (r) => r.openMs),
       fullIndexLog: (lsp.apidriftBaseline.find((r) => r.fullIndexLog) || {}).fullIndexLog,
     };
@@ -995,6 +1002,7 @@ async function bench(o, tmp) {
           engineP50: percentile(r.engineMs, 50),
           engineP95: percentile(r.engineMs, 95),
           hwmKb: r.memory && r.memory.hwmKb,
+          rssKb: r.memory && r.memory.rssKb,
           error: r.error,
         })),
       ]),
@@ -1065,6 +1073,7 @@ function print(s, o) {
     row('5. max RSS, full index warm', r.rss.indexWarm.apidrift, undefined, fmtMb),
     row('5. max RSS, one file, warm cache', r.rss.fileWarm.apidrift, undefined, fmtMb),
     row('5. server VmHWM after the LSP run', r.rss.server.apidrift, r.rss.server.pyright, fmtMb),
+    row('5. server VmRSS at the end of the run', r.rss.server.apidriftResident, r.rss.server.pyrightResident, fmtMb),
   ];
   if (r.baseline) {
     rows.push(
@@ -1072,6 +1081,7 @@ function print(s, o) {
       row('   with baseline: keystroke p95', r.baseline.keystrokeP95, undefined),
       row('   with baseline: check time p95 (log)', r.baseline.engineCheckP95, undefined),
       row('   with baseline: server VmHWM (full index)', r.baseline.serverHwmKb, undefined, fmtMb),
+      row('   with baseline: server VmRSS at the end', r.baseline.serverRssKb, undefined, fmtMb),
     );
   }
   const out = [];

@@ -136,6 +136,26 @@ describe('incremental re-checks', () => {
     assert.doesNotMatch(seen[2], /too-many-positional|missing-argument/);
   });
 
+  it('a host that re-validates in idle time sees a target change at its next re-validation, and only then', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const engine = await Engine.open({ targets: [dir], incremental: true });
+    engine.revalidateEvery(Infinity); // keystrokes never re-validate: the host calls revalidate()
+    const has = (r: CheckResult): boolean => r.findings.some((f) => f.code === 'missing-argument' && f.param === 'b');
+    assert.ok(has(engine.check(USER, 'u.py')));
+    assert.equal(engine.revalidate(), false, 'nothing changed yet');
+    assert.equal(engine.check(USER, 'u.py').reused, parsePython(USER).rootNode.namedChildren.length, 'an idle re-validation that found nothing keeps every result');
+    const file = path.join(dir, 'lib', '__init__.py');
+    fs.writeFileSync(file, LIB['lib/__init__.py'].replace('def f(a, b):', 'def f(a):   '));
+    const later = new Date(Date.now() + 5000);
+    fs.utimesSync(file, later, later);
+    assert.ok(has(engine.check(USER, 'u.py')), 'between re-validations the target is taken as it was');
+    assert.equal(engine.revalidate(), true, 'the change is found');
+    const r = engine.check(USER, 'u.py');
+    assert.ok(!has(r), 'the new signature of f is used');
+    assert.equal(r.reused, 0);
+  });
+
   it('re-checks only the statements an edit touched', async () => {
     const dir = tempTree(LIB);
     dirs.push(dir);

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'child_process';
 import * as path from 'path';
 import { pathToFileURL } from 'url';
 import { createMessageConnection, type MessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
+import launch from '../../server/src/lsp/launch.json';
 import { DIST } from '../helpers';
 
 export interface Diagnostic {
@@ -30,7 +31,8 @@ export class TestClient {
 
   constructor(settings: { targets: string[]; baseline?: string[] }, env: NodeJS.ProcessEnv = {}) {
     this.settings = settings;
-    this.proc = spawn(process.execPath, [path.join(DIST, 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    // started as the extension starts it
+    this.proc = spawn(process.execPath, [...launch.execArgv, path.join(DIST, 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     this.proc.stderr!.on('data', (d) => this.logs.push(String(d)));
     this.conn = createMessageConnection(new StreamMessageReader(this.proc.stdout!), new StreamMessageWriter(this.proc.stdin!));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {

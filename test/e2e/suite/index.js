@@ -218,6 +218,10 @@ test('(a) opening the user file shows exactly the three findings against `new`',
 
   const s = await waitForStatus((x) => x.state === 'ready', 'ready');
   assert.deepStrictEqual(s.targets, [TARGET.new]);
+  // the server runs with the Node options the extension gives it (server/src/lsp/launch.json)
+  assert.ok(s.pid, 'the status should carry the server pid');
+  const args = fs.readFileSync(`/proc/${s.pid}/cmdline`, 'utf8').split('\0');
+  for (const a of require('../../../server/src/lsp/launch.json').execArgv) assert.ok(args.includes(a), `server started without ${a}: ${args.join(' ')}`);
 });
 
 test('(b) quick fix "Add argument block_size=VLLM_BLOCK_SIZE" inserts the argument line', async () => {
