@@ -197,6 +197,25 @@ class FileCheck {
     this.moduleName = opts.moduleName ?? USER_MODULE;
     this.summary = summarizeTree(root, text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo);
     this.lines = text.split(/\r\n|\r|\n/);
+    this.text = text;
+  }
+
+  private readonly text: string;
+  private lineStarts?: number[];
+
+  /** Offsets where the rows of the text start (a row ends at `\r\n`, `\r` or `\n`, as in `lines`). */
+  private rowStarts(): number[] {
+    if (this.lineStarts) return this.lineStarts;
+    const t = this.text;
+    const out = [0];
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (c === 13) {
+        if (t.charCodeAt(i + 1) === 10) i++;
+        out.push(i + 1);
+      } else if (c === 10) out.push(i + 1);
+    }
+    return (this.lineStarts = out);
   }
 
   run(): CheckResult {
@@ -250,18 +269,20 @@ class FileCheck {
     const names = new NameFingerprints(this.summary.bindings);
     let allNames: string | undefined;
     const lastRow = this.lines.length - 1;
+    const rows = this.rowStarts();
     for (const c of this.root.namedChildren) {
       if (!c) continue;
       const start = c.startPosition;
       const end = c.endPosition;
-      const text = this.lines.slice(start.row, end.row + 1).join('\n');
-      // the text of its whole lines (comments after it count), its extent, and whether it ends the file
-      const key = `${start.column}:${end.row - start.row}:${end.column}:${end.row >= lastRow}\n${text}`;
+      // the text of its whole lines (comments after it count; a slice of the file, not a copy),
+      // its extent, and whether it ends the file
+      const text = this.text.slice(rows[start.row], end.row + 1 < rows.length ? rows[end.row + 1] : this.text.length);
+      const shape = `${start.column}:${end.row - start.row}:${end.column}:${end.row >= lastRow}`;
       const first = start.row + 1;
       const last = end.row + 1;
-      const hit = memo.lookup(key);
-      if (hit && hit.deps.every(([n, fp]) => names.fingerprint(n, first, last) === fp) && (hit.allNames === undefined || hit.allNames === (allNames ??= names.allNames()))) {
-        memo.store(key, hit);
+      const hit = memo.lookup(text);
+      if (hit && hit.shape === shape && hit.deps.every(([n, fp]) => names.fingerprint(n, first, last) === fp) && (hit.allNames === undefined || hit.allNames === (allNames ??= names.allNames()))) {
+        memo.store(text, hit);
         this.adopt(moveResult(hit.result, start.row));
         this.reused++;
         continue;
@@ -281,7 +302,7 @@ class FileCheck {
       };
       this.tooDeep ||= tooDeep;
       const deps: Array<[string, string]> = [...names.closure(wordsOf(text), first, last)].map((n) => [n, names.fingerprint(n, first, last)]);
-      memo.store(key, { deps, allNames: this.usedAllNames ? (allNames ??= names.allNames()) : undefined, result: moveResult(result, -start.row) });
+      memo.store(text, { shape, deps, allNames: this.usedAllNames ? (allNames ??= names.allNames()) : undefined, result: moveResult(result, -start.row) });
     }
     memo.end();
   }

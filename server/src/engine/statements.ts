@@ -22,6 +22,8 @@ export interface StatementResult {
 }
 
 interface Entry {
+  /** Where the statement starts and ends on its first and last rows, and whether it ends the file. */
+  shape: string;
   /** Fingerprint of each name the result depended on, as it was. */
   deps: Array<[string, string]>;
   /** The result used the set of all module-level names (the names a fix may propose). */
@@ -116,10 +118,21 @@ export class NameFingerprints {
     return w;
   }
 
+  /** A name's fingerprint when none of its bindings lies in the statement asking (most names). */
+  private readonly outside = new Map<string, string>();
+
   /** `first`, `last`: the statement's 1-based lines. */
   fingerprint(name: string, first: number, last: number): string {
     const bs = this.bindings.get(name);
     if (!bs) return '';
+    if (!bs.some((b) => b.line >= first && b.line <= last)) {
+      let fp = this.outside.get(name);
+      if (fp === undefined) {
+        fp = bs.map((b) => this.jsonOf(b)).join('\n');
+        this.outside.set(name, fp);
+      }
+      return fp;
+    }
     return bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.jsonOf(b))).join('\n');
   }
 
