@@ -176,9 +176,17 @@ export class Checker {
 
   /** Checks a tree already set right by `parseRecovering`, of exactly `text`. */
   checkTree(tree: Tree, text: string, opts: CheckOptions): CheckResult {
-    return new FileCheck(this, tree.rootNode, text, opts).run();
+    // one root object per tree: the checks of both versions share the children it has listed
+    let root = roots.get(tree);
+    if (!root) {
+      root = tree.rootNode;
+      roots.set(tree, root);
+    }
+    return new FileCheck(this, root, text, opts).run();
   }
 }
+
+const roots = new WeakMap<Tree, Node>();
 
 class FileCheck {
   private readonly program: Program;
@@ -283,7 +291,7 @@ class FileCheck {
       const hit = memo.lookup(text);
       if (hit && hit.shape === shape && hit.deps.every(([n, fp]) => names.fingerprint(n, first, last) === fp) && (hit.allNames === undefined || hit.allNames === (allNames ??= names.allNames()))) {
         memo.store(text, hit);
-        this.adopt(moveResult(hit.result, start.row));
+        this.adopt(moveResult(hit.result, start.row, hit));
         this.reused++;
         continue;
       }

@@ -5,7 +5,29 @@
 import type { CheckResult } from './check';
 import { diffParams, type ParamChange } from './diff';
 import { fixRenameKeyword } from './fixes';
+import type { Param } from './syntax';
 import type { Finding, Range } from './types';
+
+/**
+ * Parameter lists come from summaries that outlive a check (and are never changed), so the diff
+ * of a pair is worked out once: a re-check after a keystroke explains every call again.
+ */
+const diffs = new WeakMap<Param[], WeakMap<Param[], { changes: ParamChange[]; messages: string[] }>>();
+
+function diffOf(base: Param[], target: Param[]): { changes: ParamChange[]; messages: string[] } {
+  let inner = diffs.get(base);
+  if (!inner) {
+    inner = new WeakMap();
+    diffs.set(base, inner);
+  }
+  let d = inner.get(target);
+  if (!d) {
+    const changes = diffParams(base, target);
+    d = { changes, messages: changes.map((c) => c.message) };
+    inner.set(target, d);
+  }
+  return d;
+}
 
 function key(r: Range): string {
   return `${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}`;
@@ -43,14 +65,19 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
   const baseCalls = new Map(base.calls.map((c) => [key(c.extent), c]));
   const changesByCall = new Map<string, ParamChange[]>();
   for (const call of target.calls) {
+    // a call taken over from the last check may carry what it was told then: set it afresh
     const b = baseCalls.get(key(call.extent));
-    if (!b) continue;
-    call.baseline = { signatures: b.signatures, definition: b.definition };
-    if (b.params && call.params && b.params.length === 1 && call.params.length === 1) {
-      const changes = diffParams(b.params[0], call.params[0]);
-      changesByCall.set(key(call.extent), changes);
-      call.changes = changes.map((c) => c.message);
+    if (!b) {
+      if (call.baseline !== undefined) call.baseline = undefined;
+      if (call.changes !== undefined) call.changes = undefined;
+      continue;
     }
+    if (call.baseline?.signatures !== b.signatures || call.baseline.definition !== b.definition) call.baseline = { signatures: b.signatures, definition: b.definition };
+    if (b.params && call.params && b.params.length === 1 && call.params.length === 1) {
+      const { changes, messages } = diffOf(b.params[0], call.params[0]);
+      changesByCall.set(key(call.extent), changes);
+      call.changes = messages;
+    } else if (call.changes !== undefined) call.changes = undefined;
   }
   for (const f of target.findings) {
     if (!f.call) continue;

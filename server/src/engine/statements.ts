@@ -21,7 +21,7 @@ export interface StatementResult {
   tooDeep: boolean;
 }
 
-interface Entry {
+export interface Entry {
   /** Where the statement starts and ends on its first and last rows, and whether it ends the file. */
   shape: string;
   /** Fingerprint of each name the result depended on, as it was. */
@@ -29,6 +29,8 @@ interface Entry {
   /** The result used the set of all module-level names (the names a fix may propose). */
   allNames?: string;
   result: StatementResult;
+  /** The calls as last moved to a row, handed out again while the statement stays on that row. */
+  moved?: { row: number; calls: CallInfo[] };
 }
 
 /** The reusable statement results of one file, for one checker (target or baseline). */
@@ -183,11 +185,22 @@ function moveCall(c: CallInfo, delta: number): CallInfo {
   return { ...c, range: moveRange(c.range, delta), extent: moveRange(c.extent, delta) };
 }
 
-/** A copy of a result with every position moved by `delta` rows (the copy may be changed freely). */
-export function moveResult(r: StatementResult, delta: number): StatementResult {
+/**
+ * A copy of a result with every position moved by `delta` rows (the copy may be changed freely).
+ * With `entry`, the moved calls are remembered in it and handed out again for the same row: a
+ * keystroke then copies nothing for the statements it did not move (calls are only ever given
+ * their baseline explanation, which is set afresh on each check).
+ */
+export function moveResult(r: StatementResult, delta: number, entry?: Entry): StatementResult {
+  let calls: CallInfo[];
+  if (entry?.moved && entry.moved.row === delta) calls = entry.moved.calls;
+  else {
+    calls = r.calls.map((c) => moveCall(c, delta));
+    if (entry) entry.moved = { row: delta, calls };
+  }
   return {
     findings: r.findings.map((f) => moveFinding(f, delta)),
-    calls: r.calls.map((c) => moveCall(c, delta)),
+    calls,
     callsChecked: r.callsChecked,
     callsUnknown: r.callsUnknown,
     overrides: r.overrides.map((o) => ({ ...o, range: moveRange(o.range, delta) })),

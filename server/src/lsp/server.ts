@@ -250,6 +250,9 @@ async function validate(uri: string, version: number): Promise<void> {
     void connection.sendDiagnostics({ uri, version, diagnostics: [] });
     return;
   }
+  // the previous version's results are stale from here on (code actions for it are refused):
+  // let them go now rather than after this check, so that they die young
+  results.delete(uri);
   const started = performance.now();
   let result: CheckResult;
   try {
