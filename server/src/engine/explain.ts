@@ -33,10 +33,14 @@ function key(r: Range): string {
   return `${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}`;
 }
 
-function withChange(f: Finding, change: string): void {
-  f.change = change;
+/**
+ * The finding with the change said (a new object: findings, like calls, may be handed out again
+ * by the next check of an unchanged statement, so they are never changed in place here).
+ */
+function withChange(f: Finding, change: string): Finding {
   const at = f.message.indexOf('. Target signature:');
-  f.message = at >= 0 ? `${f.message.slice(0, at)}: ${change}${f.message.slice(at)}` : `${f.message}: ${change}`;
+  const message = at >= 0 ? `${f.message.slice(0, at)}: ${change}${f.message.slice(at)}` : `${f.message}: ${change}`;
+  return { ...f, change, message, fixes: f.fixes.map((x) => ({ ...x, edits: x.edits.map((e) => ({ ...e })) })) };
 }
 
 /** The change that explains a finding, if the two versions' signatures show one. */
@@ -79,13 +83,15 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
       call.changes = messages;
     } else if (call.changes !== undefined) call.changes = undefined;
   }
-  for (const f of target.findings) {
-    if (!f.call) continue;
-    const changes = changesByCall.get(key(f.call));
+  for (let i = 0; i < target.findings.length; i++) {
+    const found = target.findings[i];
+    if (!found.call) continue;
+    const changes = changesByCall.get(key(found.call));
     if (!changes) continue;
-    const c = relevant(f, changes);
+    const c = relevant(found, changes);
     if (!c) continue;
-    withChange(f, c.message);
+    const f = withChange(found, c.message);
+    target.findings[i] = f;
     if (c.kind === 'renamed' && c.to && f.code === 'unexpected-keyword' && f.param) {
       for (const fix of f.fixes) fix.preferred = false;
       f.fixes.unshift(fixRenameKeyword(f.range.start, f.param, c.to));

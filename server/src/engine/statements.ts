@@ -29,8 +29,8 @@ export interface Entry {
   /** The result used the set of all module-level names (the names a fix may propose). */
   allNames?: string;
   result: StatementResult;
-  /** The calls as last moved to a row, handed out again while the statement stays on that row. */
-  moved?: { row: number; calls: CallInfo[] };
+  /** The findings and calls as last moved to a row, handed out again while the statement stays on that row. */
+  moved?: { row: number; findings: Finding[]; calls: CallInfo[] };
 }
 
 /** The reusable statement results of one file, for one checker (target or baseline). */
@@ -186,21 +186,21 @@ function moveCall(c: CallInfo, delta: number): CallInfo {
 }
 
 /**
- * A copy of a result with every position moved by `delta` rows (the copy may be changed freely).
- * With `entry`, the moved calls are remembered in it and handed out again for the same row: a
- * keystroke then copies nothing for the statements it did not move (calls are only ever given
- * their baseline explanation, which is set afresh on each check).
+ * A result with every position moved by `delta` rows.
+ * With `entry`, the moved findings and calls are remembered in it and handed out again for the
+ * same row: a keystroke then copies nothing for the statements it did not move. Nothing changes
+ * them in place: a baseline explanation replaces a finding, and sets a call's explanation afresh
+ * on each check.
  */
 export function moveResult(r: StatementResult, delta: number, entry?: Entry): StatementResult {
-  let calls: CallInfo[];
-  if (entry?.moved && entry.moved.row === delta) calls = entry.moved.calls;
-  else {
-    calls = r.calls.map((c) => moveCall(c, delta));
-    if (entry) entry.moved = { row: delta, calls };
+  let moved = entry?.moved;
+  if (!moved || moved.row !== delta) {
+    moved = { row: delta, findings: r.findings.map((f) => moveFinding(f, delta)), calls: r.calls.map((c) => moveCall(c, delta)) };
+    if (entry) entry.moved = moved;
   }
   return {
-    findings: r.findings.map((f) => moveFinding(f, delta)),
-    calls,
+    findings: moved.findings,
+    calls: moved.calls,
     callsChecked: r.callsChecked,
     callsUnknown: r.callsUnknown,
     overrides: r.overrides.map((o) => ({ ...o, range: moveRange(o.range, delta) })),
