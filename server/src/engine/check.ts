@@ -188,6 +188,11 @@ export class Checker {
 
 const roots = new WeakMap<Tree, Node>();
 
+/** Lets go of the root object of a tree (and the children it has listed) once its checks are done. */
+export function releaseRoot(tree: Tree): void {
+  roots.delete(tree);
+}
+
 class FileCheck {
   private readonly program: Program;
   private readonly summary: ModuleSummary;

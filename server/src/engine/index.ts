@@ -3,7 +3,7 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult, type CrossVersion } from './check';
+import { CancelledError, Checker, type CheckResult, type CrossVersion, releaseRoot } from './check';
 import { explainAgainstBaseline } from './explain';
 import { SummaryCache } from './cache';
 import { deferParser, initParser, parsePython, parsePythonIncremental, type Tree } from './parser';
@@ -135,6 +135,7 @@ export class Engine {
       }
       return result;
     } finally {
+      releaseRoot(tree);
       if (tree !== raw) tree.delete();
     }
   }
