@@ -1096,9 +1096,9 @@ function print(s, o) {
   if (ii.modules !== undefined) out.push(`apidrift index: ${ii.modules} modules, ${ii.signatures} signatures; warm run reports ${fmtMs(r.indexWarm.apidriftReportedMs)} inside the process`);
   const pii = r.indexCold.pyrightInfo;
   if (o.peerIndex && pii.files !== undefined) out.push(`pyright peer of the index: a full check of the target (${pii.files} files, ${pii.errors} errors): it binds and type-checks every module, more work than apidrift's signature index, so it is an upper bound, not like-for-like`);
-  else if (!o.peerIndex) out.push('pyright peer of the index (a full check of the target): skipped (--quick; pass --peer-index to run it)');
+  else if (!o.peerIndex) out.push('pyright peer of the index (a full check of the target): skipped (--quick or --no-peer-index; pass --peer-index to run it)');
   out.push('pyright has no on-disk cache between runs: no peer for the warm index.');
-  out.push('keystrokes: one-key didChange edits typed one at a time (brackets auto-closed as an editor does), each timed until publishDiagnostics for that version; apidrift debounces edits (its server waits before re-checking), so "check time in server" is the engine part.');
+  out.push('keystrokes: one-key didChange edits typed one at a time (brackets auto-closed as an editor does), each timed until publishDiagnostics for that version; apidrift re-checks at once when the last check of the document was fast and waits for a 120 ms pause otherwise, and "check time in server" is the engine part.');
   for (const k of ['apidrift', 'pyright']) {
     const pb = r.publishes[k];
     if (pb.perEdit !== undefined && (pb.perEdit !== 1 || !pb.versioned)) out.push(`note: ${k} sent ${pb.perEdit.toFixed(2)} publishDiagnostics per edit${pb.versioned ? '' : ', some without a version (matched as the first publish after the edit)'}`);
