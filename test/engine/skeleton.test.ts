@@ -81,7 +81,7 @@ describe('skeleton parsing', () => {
     // a lambda's commas, a comment inside brackets and an f-string are left to the parser
     for (const row of [9, 10, 12]) assert.equal(sk.params.get(row), undefined, `row ${row}`);
     assert.ok(sk.text.includes('def g(x=lambda a, b: a): ...') && sk.text.includes('def i(s=f"{1}"): ...'));
-    assert.equal(skeletonize(src, { params: false }).text.split('\n')[1], '    a: int,  # why');
+    assert.equal(skeletonize(src, { readOffText: false }).text.split('\n')[1], '    a: int,  # why');
   });
 
   it('reads plain module-level imports off the text, each leaving a pass, and leaves the others to the parser', () => {

@@ -553,9 +553,9 @@ export function summarizeModule(text: string, name: string, isPackage: boolean, 
   let sk = full ? undefined : skeletonize(text);
   let tree = parsePython(sk ? sk.text : text);
   if (sk && (sk.params.size > 0 || sk.imports.size > 0) && tree.rootNode.hasError) {
-    // where the parser recovers from errors, blank parameter lists could change how: parse as it was
+    // where the parser recovers from errors, what was read off the text could change how: parse as before
     tree.delete();
-    sk = skeletonize(text, { params: false });
+    sk = skeletonize(text, { readOffText: false });
     tree = parsePython(sk.text);
   }
   rawBodies = sk?.bodies;
