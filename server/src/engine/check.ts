@@ -177,18 +177,28 @@ export class Checker {
   /** Checks a tree already set right by `parseRecovering`, of exactly `text`. */
   checkTree(tree: Tree, text: string, opts: CheckOptions): CheckResult {
     // one root object per tree: the checks of both versions share the children it has listed
-    let root = roots.get(tree);
-    if (!root) {
-      root = tree.rootNode;
-      roots.set(tree, root);
+    let shared = roots.get(tree);
+    if (!shared) {
+      shared = { root: tree.rootNode, summaries: new Map() };
+      roots.set(tree, shared);
     }
-    return new FileCheck(this, root, text, opts).run();
+    return new FileCheck(this, shared, text, opts).run();
   }
 }
 
-const roots = new WeakMap<Tree, Node>();
+/**
+ * What the checks of one tree share (against the target and against the baseline): its root
+ * object with the children it has listed, and the file's summary (which depends on the tree, the
+ * module name and the file alone; each program keys its caches on it separately).
+ */
+interface SharedTree {
+  root: Node;
+  summaries: Map<string, ModuleSummary>;
+}
 
-/** Lets go of the root object of a tree (and the children it has listed) once its checks are done. */
+const roots = new WeakMap<Tree, SharedTree>();
+
+/** Lets go of what the checks of a tree shared once they are done. */
 export function releaseRoot(tree: Tree): void {
   roots.delete(tree);
 }
@@ -205,10 +215,19 @@ class FileCheck {
   private readonly lines: string[];
   private steps = 0;
 
-  constructor(private readonly checker: Checker, private readonly root: Node, text: string, private readonly opts: CheckOptions) {
+  private readonly root: Node;
+
+  constructor(private readonly checker: Checker, shared: SharedTree, text: string, private readonly opts: CheckOptions) {
     this.program = checker.program;
+    this.root = shared.root;
     this.moduleName = opts.moduleName ?? USER_MODULE;
-    this.summary = summarizeTree(root, text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo);
+    const key = `${this.moduleName}\0${!!opts.isPackage}\0${opts.file}\0${text.length}`;
+    let summary = shared.summaries.get(key);
+    if (!summary) {
+      summary = summarizeTree(this.root, text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo);
+      shared.summaries.set(key, summary);
+    }
+    this.summary = summary;
     this.lines = text.split(/\r\n|\r|\n/);
     this.text = text;
   }
