@@ -1,6 +1,6 @@
 /**
- * The benchmark must not rot: it runs here in its quick form (the 3.12 standard library, one run
- * of each measurement, apidrift and pyright side by side) and every figure must come out.
+ * The benchmarks must not rot: they run here in their quick forms (the 3.12 standard library, one
+ * run of each measurement, apidrift and pyright side by side) and every figure must come out.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'child_process';
@@ -27,5 +27,15 @@ describe('benchmark', () => {
     // the same findings as a plain check: the one-file run found what the demo file holds
     assert.ok(res.fileCold.apidriftInfo.findings > 0, JSON.stringify(res.fileCold.apidriftInfo));
     assert.match(table, /\| 4\. keystroke didChange -> diagnostics p95 +\| +[\d.]+ m?s \| +[\d.]+ m?s \|/);
+  });
+
+  it('measures the engine alone on the keystrokes of the LSP benchmark', { timeout: 300_000 }, () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bench', 'engine.js'), '--runs', '1', '--edits', '40'], { encoding: 'utf8', timeout: 290_000 });
+    assert.equal(r.status, 0, r.stderr.slice(-3000));
+    console.log(r.stdout.trim());
+    const m = /medians of 1 runs: p50 ([\d.]+) ms, p95 ([\d.]+) ms, first 20 ([\d.]+) ms, total (\d+) ms/.exec(r.stdout);
+    assert.ok(m, r.stdout);
+    assert.ok(Number(m[1]) > 0 && Number(m[4]) > 0, r.stdout);
+    assert.match(r.stdout, /\(40 keystrokes\)/);
   });
 });
