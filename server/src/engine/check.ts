@@ -178,22 +178,41 @@ export class Checker {
   checkTree(tree: Tree, text: string, opts: CheckOptions): CheckResult {
     // one root object per tree: the checks of both versions share the children it has listed
     let shared = roots.get(tree);
-    if (!shared) {
-      shared = { root: tree.rootNode, summaries: new Map() };
+    if (!shared || shared.text !== text) {
+      shared = { root: tree.rootNode, text, lines: text.split(/\r\n|\r|\n/), summaries: new Map() };
       roots.set(tree, shared);
     }
-    return new FileCheck(this, shared, text, opts).run();
+    return new FileCheck(this, shared, opts).run();
   }
 }
 
 /**
  * What the checks of one tree share (against the target and against the baseline): its root
- * object with the children it has listed, and the file's summary (which depends on the tree, the
- * module name and the file alone; each program keys its caches on it separately).
+ * object with the children it has listed, its text split into rows, and the file's summary (which
+ * depends on the tree, the module name and the file alone; each program keys its caches on it
+ * separately).
  */
 interface SharedTree {
   root: Node;
+  text: string;
+  lines: string[];
+  /** Offsets where the rows start (a row ends at `\r\n`, `\r` or `\n`, as in `lines`), once asked for. */
+  rowStarts?: number[];
   summaries: Map<string, ModuleSummary>;
+}
+
+function rowStartsOf(shared: SharedTree): number[] {
+  if (shared.rowStarts) return shared.rowStarts;
+  const t = shared.text;
+  const out = [0];
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c === 13) {
+      if (t.charCodeAt(i + 1) === 10) i++;
+      out.push(i + 1);
+    } else if (c === 10) out.push(i + 1);
+  }
+  return (shared.rowStarts = out);
 }
 
 const roots = new WeakMap<Tree, SharedTree>();
@@ -217,37 +236,18 @@ class FileCheck {
 
   private readonly root: Node;
 
-  constructor(private readonly checker: Checker, shared: SharedTree, text: string, private readonly opts: CheckOptions) {
+  constructor(private readonly checker: Checker, private readonly shared: SharedTree, private readonly opts: CheckOptions) {
     this.program = checker.program;
     this.root = shared.root;
     this.moduleName = opts.moduleName ?? USER_MODULE;
-    const key = `${this.moduleName}\0${!!opts.isPackage}\0${opts.file}\0${text.length}`;
+    const key = `${this.moduleName}\0${!!opts.isPackage}\0${opts.file}`;
     let summary = shared.summaries.get(key);
     if (!summary) {
-      summary = summarizeTree(this.root, text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo);
+      summary = summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo);
       shared.summaries.set(key, summary);
     }
     this.summary = summary;
-    this.lines = text.split(/\r\n|\r|\n/);
-    this.text = text;
-  }
-
-  private readonly text: string;
-  private lineStarts?: number[];
-
-  /** Offsets where the rows of the text start (a row ends at `\r\n`, `\r` or `\n`, as in `lines`). */
-  private rowStarts(): number[] {
-    if (this.lineStarts) return this.lineStarts;
-    const t = this.text;
-    const out = [0];
-    for (let i = 0; i < t.length; i++) {
-      const c = t.charCodeAt(i);
-      if (c === 13) {
-        if (t.charCodeAt(i + 1) === 10) i++;
-        out.push(i + 1);
-      } else if (c === 10) out.push(i + 1);
-    }
-    return (this.lineStarts = out);
+    this.lines = shared.lines;
   }
 
   run(): CheckResult {
@@ -301,14 +301,15 @@ class FileCheck {
     const names = new NameFingerprints(this.summary.bindings);
     let allNames: string | undefined;
     const lastRow = this.lines.length - 1;
-    const rows = this.rowStarts();
+    const rows = rowStartsOf(this.shared);
+    const all = this.shared.text;
     for (const c of this.root.namedChildren) {
       if (!c) continue;
       const start = c.startPosition;
       const end = c.endPosition;
       // the text of its whole lines (comments after it count; a slice of the file, not a copy),
       // its extent, and whether it ends the file
-      const text = this.text.slice(rows[start.row], end.row + 1 < rows.length ? rows[end.row + 1] : this.text.length);
+      const text = all.slice(rows[start.row], end.row + 1 < rows.length ? rows[end.row + 1] : all.length);
       const shape = `${start.column}:${end.row - start.row}:${end.column}:${end.row >= lastRow}`;
       const first = start.row + 1;
       const last = end.row + 1;

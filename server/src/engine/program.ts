@@ -465,7 +465,7 @@ export class Program {
   }
 
   /** Records what this generation has seen of the target, for the next `contentEpoch` to compare. */
-  recordSnapshot(): void {
+  private recordSnapshot(): void {
     if (this.epochGeneration !== this.generation) this.contentEpoch();
     const lookups = new Map<string, string>();
     for (const [name, file] of this.target.lookups()) lookups.set(name, moduleIdentity(file));
