@@ -5,6 +5,7 @@ import * as path from 'path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'url';
 import { tempTree } from '../helpers';
+import { detectEnvironments } from '../../server/src/lsp/detect';
 import { TestClient } from './lspClient';
 
 describe('environment detection and target changes', () => {
@@ -54,5 +55,37 @@ describe('environment detection and target changes', () => {
     void client.conn.sendNotification('apidrift/environment', { trusted: false });
     const st = await client.waitFor('idle status', () => client.statuses.slice(before).find((s) => s.state === 'idle'));
     assert.match(st.message, /no target set/);
+  });
+});
+
+describe('environments found without apidrift.targets', () => {
+  it('lists the selected interpreter, $VIRTUAL_ENV, .venv and venv, in that order, each once', () => {
+    const sp = (env: string): string => `${env}/lib/python3.11/site-packages/pkg/__init__.py`;
+    const root = tempTree({
+      [sp('interp-env')]: '',
+      'interp-env/bin/python': '',
+      [sp('virtual')]: '',
+      [sp('ws/.venv')]: '',
+      [sp('ws/venv')]: '',
+      'ws/app.py': '',
+    });
+    try {
+      const ws = path.join(root, 'ws');
+      const found = detectEnvironments({ workspaceFolder: ws, interpreter: path.join(root, 'interp-env', 'bin', 'python'), virtualEnv: path.join(root, 'virtual') });
+      assert.deepEqual(
+        found.map((f) => [f.label, path.relative(root, f.sitePackages)]),
+        [
+          ['the interpreter selected in the Python extension', path.join('interp-env', 'lib', 'python3.11', 'site-packages')],
+          ['$VIRTUAL_ENV', path.join('virtual', 'lib', 'python3.11', 'site-packages')],
+          ['.venv in the workspace', path.join('ws', '.venv', 'lib', 'python3.11', 'site-packages')],
+          ['venv in the workspace', path.join('ws', 'venv', 'lib', 'python3.11', 'site-packages')],
+        ],
+      );
+      // $VIRTUAL_ENV pointing at the workspace's .venv is listed once; a folder without site-packages not at all
+      const again = detectEnvironments({ workspaceFolder: ws, virtualEnv: path.join(ws, '.venv'), interpreter: path.join(root, 'nowhere', 'bin', 'python') });
+      assert.deepEqual(again.map((f) => f.label), ['$VIRTUAL_ENV', 'venv in the workspace']);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
