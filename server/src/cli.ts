@@ -8,7 +8,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { defaultCacheDir, Engine, type Finding, TargetError } from './engine';
-import { buildReport, formatReportMarkdown, formatReportText } from './engine/report';
+import { buildReport, formatReportMarkdown, formatReportText } from './engine/report/report';
 import { ZipRoot } from './engine/sources/zipRoot';
 
 export const JSON_SCHEMA_VERSION = 1;

@@ -4,7 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { describe, it } from 'node:test';
 import { Engine, type Finding } from '../../server/src/engine';
-import { diffParams } from '../../server/src/engine/diff';
+import { diffParams } from '../../server/src/engine/report/diff';
 import { readParams } from '../../server/src/engine/syntax';
 import { initParser, parsePython } from '../../server/src/engine/parser';
 import { applyEdits, FIXTURES, stdlibZip } from '../helpers';

@@ -7,9 +7,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { describe, it } from 'node:test';
-import { SummaryCache } from '../../server/src/engine/cache';
+import { SummaryCache } from '../../server/src/engine/index/cache';
 import { initParser } from '../../server/src/engine/parser';
-import { type FullIndex, Program } from '../../server/src/engine/program';
+import { type FullIndex, Program } from '../../server/src/engine/resolve/program';
 import { Target } from '../../server/src/engine/sources/target';
 import { stdlibZip, tempTree } from '../helpers';
 

@@ -9,7 +9,7 @@ import * as path from 'path';
 import { after, describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
 import { initParser, parsePython, parsePythonIncremental } from '../../server/src/engine/parser';
-import { parseRecovering } from '../../server/src/engine/recover';
+import { parseRecovering } from '../../server/src/engine/check/recover';
 import { FIXTURES, stdlibZip, tempTree } from '../helpers';
 import { ZipRoot } from '../../server/src/engine/sources/zipRoot';
 

@@ -6,9 +6,9 @@ import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Engine } from '../../server/src/engine';
 import { initParser, parsePython } from '../../server/src/engine/parser';
-import { importFromText, skeletonize } from '../../server/src/engine/skeleton';
+import { importFromText, skeletonize } from '../../server/src/engine/index/skeleton';
 import { ZipRoot } from '../../server/src/engine/sources/zipRoot';
-import { summarizeModule } from '../../server/src/engine/summary';
+import { summarizeModule } from '../../server/src/engine/index/summary';
 import { paramsFromText, readParams } from '../../server/src/engine/syntax';
 import { stdlibZip } from '../helpers';
 

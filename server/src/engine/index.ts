@@ -3,21 +3,21 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult, type CrossVersion, releaseRoot } from './check';
-import { explainAgainstBaseline } from './explain';
-import { SummaryCache } from './cache';
+import { CancelledError, Checker, type CheckResult, type CrossVersion, releaseRoot } from './check/check';
+import { explainAgainstBaseline } from './check/explain';
+import { SummaryCache } from './index/cache';
 import { deferParser, initParser, parsePython, parsePythonIncremental, type Tree } from './parser';
-import { Program } from './program';
-import { parseRecovering } from './recover';
-import { StatementMemo } from './statements';
-import { SummaryMemo } from './summary';
+import { Program } from './resolve/program';
+import { parseRecovering } from './check/recover';
+import { StatementMemo } from './check/statements';
+import { SummaryMemo } from './index/summary';
 import { DirectoryRoot } from './sources/directoryRoot';
 import { Target, TargetError } from './sources/target';
 
 export { CancelledError, TargetError };
 export type { CheckResult };
 export * from './types';
-export { defaultCacheDir } from './cache';
+export { defaultCacheDir } from './index/cache';
 
 export interface EngineOptions {
   /** Target paths: folders on the import path, or .whl/.zip archives. */

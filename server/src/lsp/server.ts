@@ -23,8 +23,8 @@ import { Engine, type CheckResult, type Position, type Range } from '../engine';
 import { toCodeAction, toDiagnostic } from './convert';
 import { detectEnvironments } from './detect';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
-import { fixAllEdits } from '../engine/fixes';
-import { buildReport, formatReportText } from '../engine/report';
+import { fixAllEdits } from '../engine/check/fixes';
+import { buildReport, formatReportText } from '../engine/report/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 
 /** How long edits are gathered before a slow document is re-checked. */

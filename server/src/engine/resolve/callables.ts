@@ -6,9 +6,9 @@
 import type { Program, Value } from './program';
 import { known } from './program';
 import { ALLOWED_AFTER_OWNER, ENUM_BASES, isBuiltinException, SIMPLE_EXCEPTIONS, TRANSPARENT_CLASS_DECORATORS, TRANSPARENT_FUNCTION_DECORATORS } from './specials';
-import type { ClassInfo, FieldInfo, FunctionInfo, ModuleSummary } from './summary';
-import { type ArgExpr, dotted, type Expr, formatParams, type Param } from './syntax';
-import type { SourceLocation } from './types';
+import type { ClassInfo, FieldInfo, FunctionInfo, ModuleSummary } from '../index/summary';
+import { type ArgExpr, dotted, type Expr, formatParams, type Param } from '../syntax';
+import type { SourceLocation } from '../types';
 
 export type BindErrorKind = 'missing-argument' | 'unexpected-keyword' | 'too-many-positional' | 'multiple-values' | 'positional-only-as-keyword';
 

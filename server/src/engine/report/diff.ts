@@ -2,7 +2,7 @@
  * What changed between two versions of a callable's parameter list: added, removed, renamed
  * (only when it is safe to say so), reordered, kind changes and lost defaults.
  */
-import type { Param } from './syntax';
+import type { Param } from '../syntax';
 
 export type ChangeKind =
   | 'added-required'

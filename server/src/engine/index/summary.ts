@@ -3,9 +3,9 @@
  * function signatures and dataclass-style fields. Bodies of functions are not kept, only a few
  * facts about them that decorator analysis needs. Trees are freed as soon as the summary is made.
  */
-import { parsePython, type Node } from './parser';
+import { parsePython, type Node } from '../parser';
 import { skeletonize, type TextImport } from './skeleton';
-import { dotted, type Expr, line1, readParams, statements, stringValue, toExpr, type Param } from './syntax';
+import { dotted, type Expr, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
 
 export interface FunctionInfo {
   name: string;

@@ -9,7 +9,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { SourceRoot } from './sources/sourceRoot';
+import type { SourceRoot } from '../sources/sourceRoot';
 import type { ModuleSummary } from './summary';
 
 /** Bumped whenever summaries change shape or meaning. */

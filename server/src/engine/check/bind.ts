@@ -3,7 +3,7 @@
  * these arguments certainly raises against a signature. Star arguments of unknown length are
  * handled conservatively: only what fails whatever they contain is reported.
  */
-import type { BindErrorKind, Sig } from './callables';
+import type { BindErrorKind, Sig } from '../resolve/callables';
 
 export interface CallArg {
   kind: 'positional' | 'keyword' | 'star' | 'dstar';

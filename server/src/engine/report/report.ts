@@ -3,11 +3,11 @@
  * Removed modules and names, moved names, and changed signatures grouped by kind; optionally
  * restricted to what given code uses, ranked by the number of uses.
  */
-import { type CallSpec, Callables, type Sig, sigText } from './callables';
+import { type CallSpec, Callables, type Sig, sigText } from '../resolve/callables';
 import { type ChangeKind, diffParams, type ParamChange } from './diff';
-import type { Program, Value } from './program';
-import type { ModuleSummary } from './summary';
-import type { SourceLocation } from './types';
+import type { Program, Value } from '../resolve/program';
+import type { ModuleSummary } from '../index/summary';
+import type { SourceLocation } from '../types';
 
 export interface ChangedSignature {
   /** Dotted name, as the baseline's module exposes it. */

@@ -1,6 +1,6 @@
 /** Text edits that fix a call: remove an argument cleanly, insert a missing one. */
-import type { Node } from './parser';
-import type { Fix, Position, TextEdit } from './types';
+import type { Node } from '../parser';
+import type { Fix, Position, TextEdit } from '../types';
 
 /** Names visible at the call site, in preference order. */
 export type ScopeNames = string[];

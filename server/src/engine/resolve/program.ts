@@ -2,16 +2,17 @@
  * The program: a target's modules, summarised lazily, and name resolution across them
  * (imports, re-exports, star imports, aliases, module `__getattr__`).
  */
+import * as fs from 'fs';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
-import { CACHE_FORMAT, hashText, serializeSummary, type SummaryCache } from './cache';
-import { EMPTY_MODULE_INDEX, type ModuleIndex, moduleIndexOf } from './indexEntries';
-import type { IndexJob, IndexRequest, IndexResult } from './indexWorker';
-import { initParser, wasmFolder } from './parser';
-import type { ModuleFile, Target } from './sources/target';
-import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from './summary';
+import { CACHE_FORMAT, hashText, serializeSummary, type SummaryCache } from '../index/cache';
+import { EMPTY_MODULE_INDEX, type ModuleIndex, moduleIndexOf } from '../index/indexEntries';
+import type { IndexJob, IndexRequest, IndexResult } from '../index/indexWorker';
+import { initParser, wasmFolder } from '../parser';
+import type { ModuleFile, Target } from '../sources/target';
+import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
-import type { ArgExpr, Expr } from './syntax';
+import type { ArgExpr, Expr } from '../syntax';
 
 export type Value =
   | { kind: 'module'; name: string }
@@ -67,6 +68,12 @@ export interface FullIndex {
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** The index worker's script: beside the bundle, or in the compiled engine's index folder. */
+function workerScript(): string {
+  const bundled = path.join(__dirname, 'indexWorker.js');
+  return fs.existsSync(bundled) ? bundled : path.join(__dirname, '..', 'index', 'indexWorker.js');
+}
 
 /** Where a module lookup led, as a string to compare. */
 function moduleIdentity(file: ModuleFile | null): string {
@@ -154,7 +161,7 @@ export class Program {
     const workers: Worker[] = [];
     const stop = (): Promise<unknown> => Promise.all(workers.splice(0).map((w) => w.terminate()));
     try {
-      for (let t = 1; t < threads; t++) workers.push(new Worker(path.join(__dirname, 'indexWorker.js'), { workerData: { wasmDir: wasmFolder } }));
+      for (let t = 1; t < threads; t++) workers.push(new Worker(workerScript(), { workerData: { wasmDir: wasmFolder } }));
     } catch (e) {
       this.onError?.('(index workers)', e);
       await stop();

@@ -3,10 +3,10 @@
  * target is explained by what changed at that call between the two.
  */
 import type { CheckResult } from './check';
-import { diffParams, type ParamChange } from './diff';
+import { diffParams, type ParamChange } from '../report/diff';
 import { fixRenameKeyword } from './fixes';
-import type { Param } from './syntax';
-import type { Finding, Range } from './types';
+import type { Param } from '../syntax';
+import type { Finding, Range } from '../types';
 
 /**
  * Parameter lists come from summaries that outlive a check (and are never changed), so the diff

@@ -4,15 +4,15 @@
  * about each checked call (for hovers).
  */
 import { bindCall, type BindError, type CallArg } from './bind';
-import { type Access, Callables, type CallSpec, type Sig, sigText } from './callables';
+import { type Access, Callables, type CallSpec, type Sig, sigText } from '../resolve/callables';
 import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
-import type { Node, Tree } from './parser';
+import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
-import { GENERATED, type Program, type Value } from './program';
-import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from './summary';
-import { readParams, stringValue } from './syntax';
-import type { CallInfo, Finding, Range, SourceLocation } from './types';
-import type { Param } from './syntax';
+import { GENERATED, type Program, type Value } from '../resolve/program';
+import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
+import { readParams, stringValue } from '../syntax';
+import type { CallInfo, Finding, Range, SourceLocation } from '../types';
+import type { Param } from '../syntax';
 import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 

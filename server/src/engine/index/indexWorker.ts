@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'worker_threads';
 import { serializeSummary } from './cache';
 import { type ModuleIndex, moduleIndexOf } from './indexEntries';
-import { initParser } from './parser';
+import { initParser } from '../parser';
 import { type ModuleSummary, summarizeModule } from './summary';
 
 export interface IndexJob {

@@ -5,7 +5,7 @@
  * is set aside: replaced by `pass` and blank lines, so that every other statement parses as it
  * would without it and keeps its exact position. Nothing inside a broken statement is reported.
  */
-import { parsePython, parsePythonIncremental, type Node, type Tree } from './parser';
+import { parsePython, parsePythonIncremental, type Node, type Tree } from '../parser';
 
 const MAX_ROUNDS = 12;
 

@@ -6,10 +6,10 @@
  * statement's results are taken over, moved to where the statement is now, instead of checking
  * it again: a keystroke costs the statements it touched.
  */
-import { serialize } from './cache';
+import { serialize } from '../index/cache';
 import type { OverrideInfo } from './check';
-import type { Binding, ModuleSummary } from './summary';
-import type { CallInfo, Finding, Position, Range } from './types';
+import type { Binding, ModuleSummary } from '../index/summary';
+import type { CallInfo, Finding, Position, Range } from '../types';
 
 /** What checking one top-level statement produced, with rows relative to the statement's first row. */
 export interface StatementResult {

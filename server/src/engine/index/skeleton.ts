@@ -13,7 +13,7 @@
  * half of what remained to parse. A function then reads `def f(<line breaks>):` and an import
  * leaves a `pass` on its first line.
  */
-import { type Param, paramsFromText } from './syntax';
+import { type Param, paramsFromText } from '../syntax';
 
 export interface Skeleton {
   text: string;
