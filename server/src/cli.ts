@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { defaultCacheDir, Engine, type Finding, TargetError } from './engine';
+import { type CallInfo, defaultCacheDir, Engine, type Finding, TargetError } from './engine';
 import { buildReport, formatReportMarkdown, formatReportText } from './engine/report/report';
 import { ZipRoot } from './engine/sources/zipRoot';
 
@@ -16,14 +16,16 @@ export const JSON_SCHEMA_VERSION = 1;
 /** Threads for building full indexes: both cores of a small machine, at most four. */
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
 
-const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] PATH...
+const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] [--list-calls] PATH...
        apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--format text|json|markdown]
        apidrift index --target PATH [--format text|json]
 
   check: checks Python files (or folders, recursively, or an archive's members) against the
   target: the source of the library version you are moving to (a folder on the import path,
   or a .whl/.zip archive). With --baseline (the version the code was written for), each
-  finding says what changed.
+  finding says what changed. --list-calls lists every call into the target with its status:
+  checked (its binding was decided), unknown (left open on purpose, with the reason) or
+  untraced (its receiver comes from the target but its class could not be followed).
 
   diff: the API-change report between two versions: removed modules and names, moved names,
   changed signatures grouped by kind. With --uses, only what that code uses, ranked by uses.
@@ -48,12 +50,14 @@ interface Args {
   paths: string[];
   uses: string[];
   package?: string;
+  /** check: list every call into the target with its status (checked, unknown, untraced) and why. */
+  listCalls: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
   if (command !== 'check' && command !== 'diff' && command !== 'index') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false };
+  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, listCalls: false };
   let collectingUses = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
@@ -66,6 +70,7 @@ function parseArgs(argv: string[]): Args {
     if (a === '--target' || a.startsWith('--target=')) out.targets.push(value());
     else if (command !== 'index' && (a === '--baseline' || a.startsWith('--baseline='))) out.baseline.push(value());
     else if (a === '--no-cache') out.noCache = true;
+    else if (command === 'check' && a === '--list-calls') out.listCalls = true;
     else if (command === 'diff' && (a === '--package' || a.startsWith('--package='))) out.package = value();
     else if (command === 'diff' && (a === '--uses' || a.startsWith('--uses='))) {
       out.uses.push(value());
@@ -246,7 +251,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   const findings: Finding[] = [];
   let callsChecked = 0;
   let callsUnknown = 0;
+  let callsUntraced = 0;
   let checkedFiles = 0;
+  const calls: Array<{ file: string; call: CallInfo }> = [];
   const inputs: Array<{ file: string; text?: string; module?: { name: string; isPackage: boolean } }> = [];
   for (const file of files) {
     if (/\.(whl|zip)$/i.test(file)) {
@@ -277,6 +284,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     findings.push(...r.findings);
     callsChecked += r.callsChecked;
     callsUnknown += r.callsUnknown;
+    callsUntraced += r.callsUntraced;
+    if (args.listCalls) for (const call of r.calls) calls.push({ file, call });
     checkedFiles++;
   }
   const ms = Math.round(performance.now() - started);
@@ -295,14 +304,19 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         ...(f.change ? { change: f.change } : {}),
         fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits })),
       })),
-      stats: { files: checkedFiles, callsChecked, callsUnknown, targetModulesRead: engine.modulesRead, ms },
+      ...(args.listCalls ? { calls: calls.map(({ file, call }) => ({ file, range: call.range, callee: call.callee, status: call.status ?? 'checked', reason: call.unknownReason ?? null })) } : {}),
+      stats: { files: checkedFiles, callsChecked, callsUnknown, callsUntraced, targetModulesRead: engine.modulesRead, ms },
     };
     io.stdout.write(JSON.stringify(out, null, 2) + '\n');
   } else {
     for (const f of findings) io.stdout.write(formatText(f) + '\n');
+    for (const { file, call } of calls) {
+      const at = `${file}:${call.range.start.line + 1}:${call.range.start.character + 1}`;
+      io.stdout.write(`${at}: ${call.status ?? 'checked'} ${call.callee}${call.unknownReason ? ` (${call.unknownReason})` : ''}\n`.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '?'));
+    }
     io.stdout.write(
       `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${checkedFiles} file${checkedFiles === 1 ? '' : 's'} ` +
-        `(${callsChecked} calls checked, ${callsUnknown} unknown, ${engine.modulesRead} target modules read, ${ms} ms)\n`,
+        `(${callsChecked} calls checked, ${callsUnknown} unknown, ${callsUntraced} untraced, ${engine.modulesRead} target modules read, ${ms} ms)\n`,
     );
   }
   engine.saveCache();

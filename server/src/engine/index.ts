@@ -70,10 +70,12 @@ export class Engine {
     this.cache = cacheDir ? new SummaryCache(cacheDir) : undefined;
     this.program = new Program(target, this.cache);
     this.program.snapshots = incremental;
+    this.program.indexOnDemand = indexOnDemand;
     this.checker = new Checker(this.program);
     if (baselineTarget) {
       const program = new Program(baselineTarget, this.cache);
       program.snapshots = incremental;
+      program.indexOnDemand = indexOnDemand;
       this.baseline = { program, checker: new Checker(program) };
       this.crossVersion = {
         baselineHasModule: (name) => program.findModule(name) !== null,

@@ -75,6 +75,7 @@ export interface CheckStats {
   files: number;
   callsChecked: number;
   callsUnknown: number;
+  callsUntraced?: number;
   targetModulesRead: number;
   ms: number;
 }
@@ -88,6 +89,12 @@ export interface CallInfo {
   callee: string;
   signatures: string[];
   definition: SourceLocation | null;
+  /**
+   * `checked`: the binding was decided; `unknown`: the callee was found but its binding is left
+   * open on purpose; `untraced`: the receiver comes from the target (or a class derived from it)
+   * but its class could not be followed. Absent means checked.
+   */
+  status?: 'checked' | 'unknown' | 'untraced';
   unknownReason?: string;
   /** With a baseline: the same call's signatures there, and what changed. */
   baseline?: { signatures: string[]; definition: SourceLocation | null };

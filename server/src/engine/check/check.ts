@@ -9,8 +9,9 @@ import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
 import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { GENERATED, type Program, type Value } from '../resolve/program';
+import { type Instance, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
-import { readParams, stringValue } from '../syntax';
+import { stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
 import { fixMoveImport } from './fixes';
@@ -60,6 +61,8 @@ export interface CheckResult {
   calls: CallInfo[];
   callsChecked: number;
   callsUnknown: number;
+  /** Calls whose receiver comes from the target but whose class could not be followed. */
+  callsUntraced: number;
   overrides: OverrideInfo[];
   /** Parts of the file left unchecked, and why. */
   skipped: string[];
@@ -73,7 +76,13 @@ export class CancelledError extends Error {
   }
 }
 
-type LocalBinding = Binding | { kind: 'assigned'; value: Node };
+type LocalBinding =
+  | Binding
+  | { kind: 'assigned'; value: Node }
+  /** A parameter: its annotation's text, and whether it is the first one of its function. */
+  | { kind: 'param'; annotation?: string; first: boolean }
+  /** `with value as name` */
+  | { kind: 'with'; value: Node };
 
 interface Scope {
   kind: 'module' | 'function' | 'class';
@@ -158,9 +167,11 @@ function identifierTargets(node: Node | null, out: string[]): void {
 
 export class Checker {
   readonly callables: Callables;
+  readonly receivers: Receivers;
 
   constructor(readonly program: Program) {
     this.callables = new Callables(program);
+    this.receivers = new Receivers(program, this.callables);
   }
 
   /** `raw`: a parse of exactly `text` that the caller keeps (and deletes) itself. */
@@ -230,6 +241,7 @@ class FileCheck {
   private readonly calls: CallInfo[] = [];
   private callsChecked = 0;
   private callsUnknown = 0;
+  private callsUntraced = 0;
   private readonly overrides: OverrideInfo[] = [];
   private readonly lines: string[];
   private steps = 0;
@@ -267,7 +279,7 @@ class FileCheck {
     const findings = this.findings.filter((f) => !suppressed(this.lines[f.range.start.line] ?? '', f.code));
     findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
     const skipped = this.tooDeep ? [`parts nested deeper than ${MAX_VISIT_DEPTH} levels were not checked`] : [];
-    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, overrides: this.overrides, skipped, ...(memo ? { reused: this.reused } : {}) };
+    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, callsUntraced: this.callsUntraced, overrides: this.overrides, skipped, ...(memo ? { reused: this.reused } : {}) };
   }
 
   private tick(): void {
@@ -320,7 +332,7 @@ class FileCheck {
         this.reused++;
         continue;
       }
-      const mark = { findings: this.findings.length, calls: this.calls.length, checked: this.callsChecked, unknown: this.callsUnknown, overrides: this.overrides.length };
+      const mark = { findings: this.findings.length, calls: this.calls.length, checked: this.callsChecked, unknown: this.callsUnknown, untraced: this.callsUntraced, overrides: this.overrides.length };
       const tooDeep = this.tooDeep;
       this.tooDeep = false;
       this.usedAllNames = false;
@@ -330,6 +342,7 @@ class FileCheck {
         calls: this.calls.slice(mark.calls),
         callsChecked: this.callsChecked - mark.checked,
         callsUnknown: this.callsUnknown - mark.unknown,
+        callsUntraced: this.callsUntraced - mark.untraced,
         overrides: this.overrides.slice(mark.overrides),
         tooDeep: this.tooDeep,
       };
@@ -345,6 +358,7 @@ class FileCheck {
     this.calls.push(...r.calls);
     this.callsChecked += r.callsChecked;
     this.callsUnknown += r.callsUnknown;
+    this.callsUntraced += r.callsUntraced;
     this.overrides.push(...r.overrides);
     this.tooDeep ||= r.tooDeep;
   }
@@ -447,10 +461,13 @@ class FileCheck {
     };
     const params = node.childForFieldName('parameters');
     if (params) {
+      let first = true;
       for (const p of params.namedChildren) {
-        if (!p) continue;
+        if (!p || p.type === 'comment') continue;
         const id = p.type === 'identifier' ? p : p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier') ?? p.namedChildren[0]?.namedChildren[0];
-        if (id?.type === 'identifier') add(id.text, null);
+        const plain = p.type === 'identifier' || p.type === 'typed_parameter' || p.type === 'default_parameter' || p.type === 'typed_default_parameter';
+        if (id?.type === 'identifier') add(id.text, plain && node.type === 'function_definition' ? { kind: 'param', annotation: p.childForFieldName('type')?.text, first } : null);
+        first = false;
       }
     }
     const current = { name: this.moduleName, isPackage: !!this.opts.isPackage };
@@ -506,10 +523,17 @@ class FileCheck {
           }
           case 'named_expression': {
             const nm = c.childForFieldName('name');
-            if (nm) add(nm.text, null);
+            const value = c.childForFieldName('value');
+            if (nm) add(nm.text, value ? { kind: 'assigned', value } : null);
             break;
           }
           case 'as_pattern': {
+            const target = c.childForFieldName('alias');
+            const value = c.namedChildren[0];
+            if (c.parent?.type === 'with_item' && target?.namedChildren.length === 1 && target.namedChildren[0]?.type === 'identifier' && value) {
+              add(target.namedChildren[0].text, { kind: 'with', value });
+              continue;
+            }
             const names: string[] = [];
             identifierTargets(c.childForFieldName('alias'), names);
             for (const x of names) add(x, null);
@@ -547,8 +571,13 @@ class FileCheck {
         if (s.globals.has(name)) break;
         const list = s.locals.get(name);
         if (list) {
-          if (list.length === 1 && list[0]?.kind === 'assigned') return this.instanceFrom(list[0].value, s);
-          if (list.some((b) => b === null || b.kind === 'assigned')) return undefined;
+          if (list.length === 1 && list[0]) {
+            const b = list[0];
+            if (b.kind === 'assigned') return this.instanceFrom(b.value, s);
+            if (b.kind === 'param') return this.parameterValue(b, s);
+            if (b.kind === 'with') return this.enteredValue(b.value, s);
+          }
+          if (list.some((b) => b === null || b.kind === 'assigned' || b.kind === 'param' || b.kind === 'with')) return undefined;
           const values = (list as Binding[]).map((b) => this.program.valueOfBinding(b, this.summary, 0));
           return values.length === 1 ? values[0] : { kind: 'anyOf', values };
         }
@@ -559,7 +588,50 @@ class FileCheck {
     return this.program.resolveGlobal(this.summary, name);
   }
 
-  /** `x = C(...)` binds x to an instance of exactly C when C is a target class built the usual way. */
+  /** The module-level class whose method a function scope is, and the function's decorators' names. */
+  private methodOf(fnScope: Scope): { cls: ClassInfo; decorators: string[] } | undefined {
+    const clsScope = fnScope.parent;
+    if (!clsScope || clsScope.kind !== 'class' || !clsScope.cls || fnScope.node.type !== 'function_definition') return undefined;
+    const deco = fnScope.node.parent?.type === 'decorated_definition' ? fnScope.node.parent : undefined;
+    const decorators = deco ? deco.namedChildren.filter((c) => c?.type === 'decorator').map((c) => c!.text.replace(/^@\s*/, '').replace(/\s+/g, '')) : [];
+    return { cls: clsScope.cls, decorators };
+  }
+
+  /**
+   * A parameter: `self` of a method of a module-level class is an instance of that class or of a
+   * subclass (declared); a parameter annotated with a class is an instance of it or of a subclass.
+   */
+  private parameterValue(b: { annotation?: string; first: boolean }, fnScope: Scope): Value | undefined {
+    if (b.first) {
+      const m = this.methodOf(fnScope);
+      if (m) {
+        if (m.decorators.some((d) => /^(staticmethod|classmethod|builtins\.(staticmethod|classmethod))$/.test(d))) return undefined;
+        const name = fnScope.node.childForFieldName('name')?.text;
+        if (name === '__new__' || name === '__init_subclass__' || name === '__class_getitem__') return undefined;
+        return { kind: 'instance', cls: m.cls, summary: this.summary, declared: true };
+      }
+    }
+    if (!b.annotation) return undefined;
+    const v = this.checker.receivers.annotated(b.annotation, this.summary);
+    return v.kind === 'instance' ? v : undefined;
+  }
+
+  /** `with value as name`: the object `__enter__` returns, when it returns the instance itself. */
+  private enteredValue(value: Node, scope: Scope): Value | undefined {
+    const inst = this.instanceFrom(value, scope);
+    if (!inst || inst.kind !== 'instance') return undefined;
+    const enter = this.checker.receivers.member(inst, '__enter__');
+    if (enter.kind !== 'function') return undefined;
+    if (enter.fn.returnsFirstArg) return inst;
+    if (!enter.fn.returns) return undefined;
+    const r = this.checker.receivers.annotated(enter.fn.returns, enter.summary, enter.owner);
+    return r.kind === 'instance' && r.cls === inst.cls ? inst : undefined;
+  }
+
+  /**
+   * `x = C(...)` binds x to an instance of exactly C when C is a class built the usual way;
+   * `x = f(...)` to an instance of the class f's return annotation names (or a subclass).
+   */
   private instanceFrom(value: Node, scope: Scope): Value | undefined {
     if (value.type !== 'call') return undefined;
     const fn = value.childForFieldName('function');
@@ -573,71 +645,17 @@ class FileCheck {
     } finally {
       this.following.delete(value.id);
     }
-    if (!c || c.kind !== 'class' || c.summary.name === USER_MODULE) return undefined;
-    if (!this.checker.callables.buildsPlainInstance(c.cls, c.summary)) return undefined;
-    return { kind: 'instance', cls: c.cls, summary: c.summary };
+    if (!c) return undefined;
+    if (c.kind === 'class' && c.summary.name === USER_MODULE) {
+      // a user class: an instance of it when it builds one the usual way
+      return this.checker.callables.buildsPlainInstance(c.cls, c.summary) ? { kind: 'instance', cls: c.cls, summary: c.summary } : undefined;
+    }
+    const r = this.checker.receivers.callResult(c);
+    return r.kind === 'instance' ? r : undefined;
   }
 
   /** Assigned values whose class is being looked up (against self-reference). */
   private readonly following = new Set<number>();
-
-  /** `self.x` inside a method of a module-level user class, when `__init__` alone assigns it, once. */
-  private selfAttribute(obj: Node, attr: string, scope: Scope): Value | undefined {
-    let fnScope: Scope | undefined = scope;
-    while (fnScope && fnScope.kind !== 'function') fnScope = fnScope.parent;
-    const clsScope = fnScope?.parent;
-    if (!fnScope || !clsScope || clsScope.kind !== 'class' || !clsScope.cls) return undefined;
-    const firstParam = readParams(fnScope.node.childForFieldName('parameters'))[0];
-    if (!firstParam || firstParam.name !== obj.text) return undefined;
-    const assigned = this.selfAssignments(clsScope.node).get(attr);
-    if (!assigned || assigned.length !== 1 || assigned[0].method !== '__init__') return undefined;
-    return this.instanceFrom(assigned[0].value, clsScope.parent ?? scope);
-  }
-
-  private readonly selfAssignmentCache = new Map<number, Map<string, Array<{ method: string; value: Node }>>>();
-
-  /** Every `self.NAME = value` in the methods of a class body, by NAME. */
-  private selfAssignments(classNode: Node): Map<string, Array<{ method: string; value: Node }>> {
-    const hit = this.selfAssignmentCache.get(classNode.id);
-    if (hit) return hit;
-    const out = new Map<string, Array<{ method: string; value: Node }>>();
-    const body = classNode.childForFieldName('body');
-    for (const st of body?.namedChildren ?? []) {
-      const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
-      if (!def || def.type !== 'function_definition') continue;
-      const method = def.childForFieldName('name')?.text ?? '';
-      const self = readParams(def.childForFieldName('parameters'))[0]?.name;
-      if (!self) continue;
-      const visit = (n: Node): void => {
-        if (n.type === 'assignment' || n.type === 'augmented_assignment') {
-          const targets: Node[] = [];
-          const collect = (t: Node | null): void => {
-            if (!t) return;
-            if (t.type === 'attribute') targets.push(t);
-            else if (['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression'].includes(t.type)) t.namedChildren.forEach((x) => collect(x));
-          };
-          collect(n.childForFieldName('left'));
-          for (const t of targets) {
-            if (t.childForFieldName('object')?.text !== self) continue;
-            const name = t.childForFieldName('attribute')?.text;
-            if (!name) continue;
-            const right = n.type === 'assignment' && t.id === n.childForFieldName('left')?.id ? n.childForFieldName('right') : null;
-            const list = out.get(name) ?? [];
-            // anything but a plain `self.x = value` makes the attribute uncertain
-            list.push({ method: right && right.type !== 'assignment' ? method : '<other>', value: right ?? n });
-            out.set(name, list);
-          }
-        }
-        for (const c of n.namedChildren) if (c && c.type !== 'function_definition' && c.type !== 'class_definition') visit(c);
-      };
-      const b = def.childForFieldName('body');
-      if (b) visit(b);
-    }
-    // setattr(self, ...) anywhere makes every attribute uncertain
-    if (/\bsetattr\s*\(|__dict__/.test(body?.text ?? '')) out.clear(), out.set('*', []);
-    this.selfAssignmentCache.set(classNode.id, out);
-    return out;
-  }
 
   private valueOfExpr(node: Node, scope: Scope): Value | undefined {
     if (node.type === 'identifier') return this.resolveName(node.text, scope);
@@ -645,16 +663,69 @@ class FileCheck {
       const obj = node.childForFieldName('object');
       const attr = node.childForFieldName('attribute');
       if (!obj || !attr) return undefined;
-      if (obj.type === 'identifier') {
-        const own = this.selfAttribute(obj, attr.text, scope);
-        if (own) return own;
-        if (this.selfAssignments(scope.node).has('*')) return undefined;
-      }
       const base = this.valueOfExpr(obj, scope);
       if (!base) return undefined;
+      if (base.kind === 'instance') return this.checker.receivers.member(base, attr.text);
       return this.program.attribute(base, attr.text);
     }
+    if (node.type === 'call' || node.type === 'parenthesized_expression') {
+      if (node.type === 'parenthesized_expression') {
+        const inner = node.namedChildren.filter((c) => c && c.type !== 'comment');
+        return inner.length === 1 && inner[0] ? this.valueOfExpr(inner[0], scope) : undefined;
+      }
+      return this.instanceFrom(node, scope);
+    }
     return undefined;
+  }
+
+  /**
+   * Whether an expression's value comes from the target: a chain that starts at a name bound to
+   * a target module, class, function or instance, or at `self` of a class derived from a target
+   * class. A method call on such a receiver that cannot be followed is counted as untraced.
+   */
+  private fromTarget(node: Node, scope: Scope, depth = 0): boolean {
+    if (depth > 20) return false;
+    switch (node.type) {
+      case 'identifier': {
+        const v = this.resolveName(node.text, scope);
+        if (!v) return false;
+        return this.targetish(v);
+      }
+      case 'attribute':
+      case 'subscript': {
+        const inner = node.childForFieldName(node.type === 'attribute' ? 'object' : 'value');
+        return !!inner && this.fromTarget(inner, scope, depth + 1);
+      }
+      case 'call': {
+        const fn = node.childForFieldName('function');
+        return !!fn && fn.type !== 'identifier' ? this.fromTarget(fn, scope, depth + 1) : !!fn && this.targetish(this.resolveName(fn.text, scope));
+      }
+      case 'parenthesized_expression': {
+        const inner = node.namedChildren.find((c) => c && c.type !== 'comment');
+        return !!inner && this.fromTarget(inner, scope, depth + 1);
+      }
+    }
+    return false;
+  }
+
+  private targetish(v: Value | undefined): boolean {
+    if (!v) return false;
+    switch (v.kind) {
+      case 'module':
+        return this.program.inTarget(v.name) && !this.program.findModule(v.name)?.compiled;
+      case 'class':
+      case 'instance': {
+        if (v.summary.name !== USER_MODULE) return true;
+        const mro = this.checker.callables.mro(v.cls, v.summary);
+        return !!mro && mro.some((e) => e.kind === 'class' && e.summary.name !== USER_MODULE);
+      }
+      case 'function':
+        return v.summary.name !== USER_MODULE;
+      case 'anyOf':
+        return v.values.some((x) => this.targetish(x));
+      default:
+        return false;
+    }
   }
 
   private isUserDefined(qualname: string): boolean {
@@ -798,7 +869,7 @@ class FileCheck {
 
   // ---- calls ----
 
-  private calleeSpec(fn: Node, scope: Scope): { spec: CallSpec; value: Value } | undefined {
+  private calleeSpec(fn: Node, scope: Scope): Resolved | { untraced: string } | undefined {
     // super().name(...) inside a method of a module-level class
     if (fn.type === 'attribute') {
       const obj = fn.childForFieldName('object');
@@ -810,9 +881,14 @@ class FileCheck {
       }
       if (!obj || !attr) return undefined;
       const base = this.valueOfExpr(obj, scope);
-      if (!base) return undefined;
+      if (!base || base.kind === 'unknown') return this.fromTarget(obj, scope) ? { untraced: base?.kind === 'unknown' ? base.reason : `the class of ${clip(obj.text)} is not known` } : undefined;
+      if (base.kind === 'instance') {
+        const v = this.checker.receivers.member(base, attr);
+        if (v.kind === 'unknown') return { untraced: v.reason };
+        return { spec: this.checker.callables.specOf(v, 'instance'), value: v, receiver: base, method: attr };
+      }
       const v = this.program.attribute(base, attr);
-      const access: Access = base.kind === 'class' ? 'class' : base.kind === 'instance' ? 'instance' : 'plain';
+      const access: Access = base.kind === 'class' ? 'class' : 'plain';
       if (v.kind === 'missing') return undefined; // reported as unknown-attribute
       return { spec: this.checker.callables.specOf(v, access), value: v };
     }
@@ -832,7 +908,26 @@ class FileCheck {
     return undefined;
   }
 
-  private superSpec(superCall: Node, attr: string, scope: Scope): { spec: CallSpec; value: Value } | undefined {
+  private unknownCall(call: Node, nameNode: Node, callee: string, reason: string): void {
+    this.callsUnknown++;
+    this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee, signatures: [], definition: null, status: 'unknown', unknownReason: reason });
+  }
+
+  /** The classes of the checked file (module-level and nested), for overrides of its own subclasses. */
+  private fileClasses(): Array<{ cls: ClassInfo; summary: ModuleSummary }> {
+    if (this.ownClasses) return this.ownClasses;
+    const out: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
+    const add = (c: ClassInfo): void => {
+      out.push({ cls: c, summary: this.summary });
+      for (const bs of c.members.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
+    };
+    for (const bs of this.summary.bindings.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
+    return (this.ownClasses = out);
+  }
+
+  private ownClasses?: Array<{ cls: ClassInfo; summary: ModuleSummary }>;
+
+  private superSpec(superCall: Node, attr: string, scope: Scope): Resolved | undefined {
     const args = superCall.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment') ?? [];
     let fnScope: Scope | undefined = scope;
     while (fnScope && fnScope.kind !== 'function') fnScope = fnScope.parent;
@@ -884,17 +979,43 @@ class FileCheck {
     if (!fn || this.inError || call.hasError) return;
     const resolved = this.calleeSpec(fn, scope);
     if (!resolved) return;
-    const { spec } = resolved;
     const nameNode = fn.type === 'attribute' ? fn.childForFieldName('attribute') ?? fn : fn.type === 'subscript' ? fn.childForFieldName('value') ?? fn : fn;
+    if ('untraced' in resolved) {
+      this.callsUntraced++;
+      this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: fn.text, signatures: [], definition: null, status: 'untraced', unknownReason: resolved.untraced });
+      return;
+    }
+    const { spec } = resolved;
     if (spec.kind === 'unknown') {
       if (!isTargetValue(resolved.value)) return;
-      this.callsUnknown++;
-      this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: fn.text, signatures: [], definition: null, unknownReason: spec.reason });
+      this.unknownCall(call, nameNode, fn.text, spec.reason);
       return;
     }
     if (this.isUserDefined(spec.qualname) && spec.alternatives.every((a) => a.every((s) => this.isUserDefined(s.qualname)))) return;
     const parsed = this.callArgs(call);
     if (!parsed) return;
+    const results = bindAlternatives(spec, parsed.args);
+    const receiver = resolved.receiver;
+    if (receiver?.declared && resolved.method) {
+      // the runtime class may be a subclass: every override must bind the call the same way
+      const expected = outcomeKey(results);
+      const why = this.checker.receivers.dispatch(
+        receiver.cls,
+        receiver.summary,
+        resolved.method,
+        expected,
+        (v) => {
+          const s2 = this.checker.callables.specOf(v, 'instance');
+          return s2.kind === 'known' ? outcomeKey(bindAlternatives(s2, parsed.args)) : undefined;
+        },
+        this.fileClasses(),
+        receiver.summary.name !== USER_MODULE,
+      );
+      if (why) {
+        this.unknownCall(call, nameNode, spec.qualname, why);
+        return;
+      }
+    }
     this.callsChecked++;
     const first = spec.alternatives[0][spec.alternatives[0].length - 1];
     this.calls.push({
@@ -921,31 +1042,8 @@ class FileCheck {
         call: rangeOf(call),
       });
     }
-    // A call is fine when it binds to any alternative; each alternative must bind all its signatures.
-    const results: Array<Array<{ sig: Sig; error: BindError }>> = spec.alternatives.map((conj) => {
-      const errs: Array<{ sig: Sig; error: BindError }> = [];
-      const seen = new Set<string>();
-      for (const sig of conj) {
-        for (const error of bindCall(sig, parsed.args)) {
-          const key = `${error.kind}:${error.param}:${error.argIndex}`;
-          if (seen.has(key)) continue;
-          seen.add(key);
-          errs.push({ sig, error });
-        }
-      }
-      return errs;
-    });
     if (results.some((r) => r.length === 0)) return;
-    // With several possible definitions, report only what fails against every one of them.
-    // (too-many-positional is matched by kind alone and reported where every alternative has overflowed)
-    const key = (x: { error: BindError }): string => (x.error.kind === 'too-many-positional' ? x.error.kind : `${x.error.kind}:${x.error.param}:${x.error.argIndex}`);
-    const common = results[0]
-      .filter((x) => results.every((r) => r.some((y) => key(y) === key(x))))
-      .map((x) => {
-        if (x.error.kind !== 'too-many-positional') return x;
-        const furthest = Math.max(...results.map((r) => r.find((y) => y.error.kind === 'too-many-positional')!.error.argIndex ?? 0));
-        return { ...x, error: { ...x.error, argIndex: furthest } };
-      });
+    const common = commonErrors(results);
     const hasStars = parsed.args.some((a) => a.kind === 'star' || a.kind === 'dstar');
     for (const { sig, error } of common) {
       const argNode = error.argIndex !== undefined ? parsed.nodes[error.argIndex] : undefined;
@@ -986,6 +1084,57 @@ class FileCheck {
     }
     return names;
   }
+}
+
+type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; method?: string };
+
+type Outcome = Array<Array<{ sig: Sig; error: BindError }>>;
+
+/** Binds a call to each alternative (every signature of an alternative must bind). */
+function bindAlternatives(spec: Extract<CallSpec, { kind: 'known' }>, args: CallArg[]): Outcome {
+  return spec.alternatives.map((conj) => {
+    const errs: Array<{ sig: Sig; error: BindError }> = [];
+    const seen = new Set<string>();
+    for (const sig of conj) {
+      for (const error of bindCall(sig, args)) {
+        const key = `${error.kind}:${error.param}:${error.argIndex}`;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        errs.push({ sig, error });
+      }
+    }
+    return errs;
+  });
+}
+
+/**
+ * With several possible definitions, what fails against every one of them (too-many-positional
+ * is matched by kind alone and reported where every alternative has overflowed).
+ */
+function commonErrors(results: Outcome): Array<{ sig: Sig; error: BindError }> {
+  const key = (x: { error: BindError }): string => (x.error.kind === 'too-many-positional' ? x.error.kind : `${x.error.kind}:${x.error.param}:${x.error.argIndex}`);
+  const sets = results.map((r) => new Set(r.map(key)));
+  return results[0]
+    .filter((x) => sets.every((set) => set.has(key(x))))
+    .map((x) => {
+      if (x.error.kind !== 'too-many-positional') return x;
+      const furthest = Math.max(...results.map((r) => r.find((y) => y.error.kind === 'too-many-positional')!.error.argIndex ?? 0));
+      return { ...x, error: { ...x.error, argIndex: furthest } };
+    });
+}
+
+/** How a call binds, as a string to compare: empty when it binds, else its errors. */
+function outcomeKey(results: Outcome): string {
+  if (results.some((r) => r.length === 0)) return '';
+  return commonErrors(results)
+    .map((x) => `${x.error.kind}:${x.error.param ?? ''}`)
+    .sort()
+    .join('|');
+}
+
+function clip(text: string): string {
+  const t = text.replace(/\s+/g, ' ');
+  return t.length > 40 ? t.slice(0, 37) + '...' : t;
 }
 
 /**

@@ -17,6 +17,7 @@ export interface StatementResult {
   calls: CallInfo[];
   callsChecked: number;
   callsUnknown: number;
+  callsUntraced: number;
   overrides: OverrideInfo[];
   tooDeep: boolean;
 }
@@ -203,6 +204,7 @@ export function moveResult(r: StatementResult, delta: number, entry?: Entry): St
     calls: moved.calls,
     callsChecked: r.callsChecked,
     callsUnknown: r.callsUnknown,
+    callsUntraced: r.callsUntraced,
     overrides: r.overrides.map((o) => ({ ...o, range: moveRange(o.range, delta) })),
     tooDeep: r.tooDeep,
   };

@@ -13,7 +13,7 @@ import type { SourceRoot } from '../sources/sourceRoot';
 import type { ModuleSummary } from './summary';
 
 /** Bumped whenever summaries change shape or meaning. */
-export const CACHE_FORMAT = 'apidrift-summaries-5';
+export const CACHE_FORMAT = 'apidrift-summaries-6';
 
 interface Entry {
   /** file identity */
@@ -120,6 +120,8 @@ export interface CachedIndex {
   modules: string[];
   signatures: number;
   definitions: Array<[string, Array<{ module: string; kind: 'def' | 'class'; line: number }>]>;
+  /** Every class: module, qualified name, names its bases mention, methods it defines. */
+  classes?: Array<[string, string, string[], string[]]>;
   /** root label + '\0' + rel -> file identity */
   versions: Record<string, string>;
   /**

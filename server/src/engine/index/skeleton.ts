@@ -24,6 +24,8 @@ export interface Skeleton {
   params: Map<number, Param[]>;
   /** Module-level imports the skeleton read off the text (each is a `pass` in the tree), by row. */
   imports: Map<number, TextImport>;
+  /** Return annotations of the functions whose parameter lists were blanked, by `def` row. */
+  returns: Map<number, string>;
   /** Original body text of each emptied function, by the 0-based row of its `def` line (built when asked for). */
   bodies: { get(row: number): string | undefined; has(row: number): boolean };
   /** Share of the characters kept, for measurements. */
@@ -368,7 +370,8 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
   const logical = logicalLines(text, rowStart);
   const params = new Map<number, Param[]>();
   const imports = new Map<number, TextImport>();
-  if (!logical) return { text, params, imports, bodies, kept: 1 };
+  const returns = new Map<number, string>();
+  if (!logical) return { text, params, imports, returns, bodies, kept: 1 };
   const { count, start, end, indent, head } = logical;
   /**
    * Blanked ranges (offsets from, to) in order, and what each is replaced by besides its line
@@ -414,6 +417,8 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
       const colon = read ? headerColon(text, close, rowEnd(end[k])) : -1;
       if (read && colon > close) {
         params.set(start[k], read);
+        const ret = /^\s*->\s*([^]*?)\s*$/.exec(text.slice(close + 1, colon).replace(/#[^\n]*/g, ''));
+        if (ret && ret[1]) returns.set(start[k], ret[1].replace(/\s+/g, ' '));
         blanks.push(open + 1, colon);
         fills.push(')');
       }
@@ -565,5 +570,5 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
   }
   if (run < text.length) emit(run, text.length);
   const skeleton = out.join('');
-  return { text: skeleton, params, imports, bodies, kept: skeleton.length / Math.max(text.length, 1) };
+  return { text: skeleton, params, imports, returns, bodies, kept: skeleton.length / Math.max(text.length, 1) };
 }

@@ -24,6 +24,8 @@ export interface FunctionInfo {
   forbidsExtra: boolean;
   /** A `(self, *args, **kwargs)` method whose body hands them unchanged to `super().<same name>(...)`. */
   forwardsToSuper: boolean;
+  /** The return annotation's text (whitespace collapsed, comments dropped), if any. */
+  returns?: string;
 }
 
 export interface FieldInfo {
@@ -58,6 +60,12 @@ export interface ClassInfo {
   fields: FieldInfo[];
   /** Names assigned as `self.NAME = ...` in the class's methods. */
   instanceAttrs: Set<string>;
+  /**
+   * How each instance attribute is assigned in the class's methods, one entry per assignment:
+   * `call:<dotted callee>` for `self.x = a.b.C(...)`, `ann:<annotation>` for `self.x: C = ...`,
+   * `?` for anything else (other values, augmented assignments, unpacking, loop targets).
+   */
+  attrAssigns: Map<string, string[]>;
 }
 
 export type GetattrInfo =
@@ -292,6 +300,8 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   const name = def.childForFieldName('name')?.text ?? '?';
   const params = paramsOf(def);
   const info: FunctionInfo = { name, params, decorators, line: line1(def), forwardsWrapper: false, returnsFirstArg: false, forbidsExtra: false, forwardsToSuper: false };
+  const returns = returnsOf(def);
+  if (returns) info.returns = returns;
   if (!withBodyFacts) return info;
   // a body the skeleton emptied is `...` in the tree: only its raw text has facts
   const emptied = rawBodies?.has(def.startPosition.row) ?? false;
@@ -426,7 +436,7 @@ function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): Clas
       } else bases.push(toExpr(a));
     }
   }
-  const cls: ClassInfo = { name, qualname, module: ctx.module, line: line1(def), bases, keywords, decorators, members: new Map(), fields: [], instanceAttrs: new Set() };
+  const cls: ClassInfo = { name, qualname, module: ctx.module, line: line1(def), bases, keywords, decorators, members: new Map(), fields: [], instanceAttrs: new Set(), attrAssigns: new Map() };
   walkClassBody(def.childForFieldName('body'), cls, ctx, false);
   return cls;
 }
@@ -444,6 +454,85 @@ function selfAttrPattern(self: string): RegExp {
   return re;
 }
 
+/**
+ * Reads how a method body assigns `self.NAME` (see `ClassInfo.attrAssigns`). A plain assignment
+ * whose whole value is a call of a dotted name, and an annotated one, are described; every other
+ * way to bind the attribute (another value, augmented, unpacked, chained, a loop or `with` target)
+ * is `?`.
+ */
+function attrAssignments(raw: string, self: string, out: Map<string, string[]>, names: Set<string>): void {
+  const add = (name: string, d: string): void => {
+    names.add(name);
+    const list = out.get(name);
+    if (list) list.push(d);
+    else out.set(name, [d]);
+  };
+  const re = new RegExp(`\\b${self}\\.([A-Za-z_]\\w*)\\b(?!\\s*[.(\\[])`, 'g');
+  for (const m of raw.matchAll(re)) {
+    const at = m.index!;
+    const end = at + m[0].length;
+    if (at > 0 && raw[at - 1] === '.') continue;
+    const lineStart = raw.lastIndexOf('\n', at - 1) + 1;
+    const nl = raw.indexOf('\n', end);
+    const lineBefore = raw.slice(lineStart, at);
+    const lineAfter = raw.slice(end, nl < 0 ? raw.length : nl);
+    const line = lineBefore + m[0] + lineAfter;
+    const atStart = /^[ \t]*$/.test(lineBefore) || /;[ \t]*$/.test(lineBefore);
+    const after = raw.slice(end, end + 400);
+    if (atStart) {
+      const call = /^\s*=(?!=)\s*([A-Za-z_][\w.]*)\s*\(/.exec(after);
+      if (call) {
+        const close = matchParen(raw, end + call[0].length - 1);
+        add(m[1], close > 0 && /^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200)) ? `call:${call[1]}` : '?');
+        continue;
+      }
+      const ann = /^\s*:\s*([^=\n]+?)\s*(=(?!=)|\n|$)/.exec(after);
+      if (ann) {
+        add(m[1], `ann:${ann[1].replace(/\s+/g, ' ')}`);
+        continue;
+      }
+    }
+    if (/^\s*(=(?!=)|[-+*/%&|^@]=|\/\/=|\*\*=|<<=|>>=)/.test(after)) add(m[1], '?');
+    else if (/^\s*[,)\]]/.test(after) && topLevelAssign(line) > lineBefore.length) add(m[1], '?');
+    else if (/\b(for|as)\s+[(\[]?[\w., ]*$/.test(lineBefore)) add(m[1], '?');
+  }
+}
+
+/** The closing bracket of the one opened at `open` (strings on the way skipped), or -1. */
+function matchParen(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length && i < open + 20000; i++) {
+    const c = text[i];
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      if (--depth === 0) return i;
+    } else if (c === '"' || c === "'") {
+      const q = text.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
+      const close = text.indexOf(q, i + q.length);
+      if (close < 0) return -1;
+      i = close + q.length - 1;
+    } else if (c === '#') {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) return -1;
+      i = nl;
+    }
+  }
+  return -1;
+}
+
+/** Where a line's assignment `=` at bracket depth 0 is (not `==`, `<=`, `!=`, a keyword argument...), or -1. */
+function topLevelAssign(line: string): number {
+  let depth = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    else if (c === '#' || c === '"' || c === "'") return -1;
+    else if (c === '=' && depth === 0 && line[i + 1] !== '=' && !'=<>!:+-*/%&|^@'.includes(line[i - 1] ?? '')) return i;
+  }
+  return -1;
+}
+
 function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional: boolean): void {
   for (const s of statements(body)) {
     const line = line1(s);
@@ -453,7 +542,10 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
       const decorators = decoratorsOf(s);
       const self = paramsOf(def)[0]?.name;
       const raw = bodyText(def);
-      if (self && raw.includes(self)) for (const m of raw.matchAll(selfAttrPattern(self))) cls.instanceAttrs.add(m[1]);
+      if (self && raw.includes(self)) {
+        for (const m of raw.matchAll(selfAttrPattern(self))) cls.instanceAttrs.add(m[1]);
+        attrAssignments(raw, self, cls.attrAssigns, cls.instanceAttrs);
+      }
       if (/\bsetattr\s*\(|__dict__/.test(raw)) cls.instanceAttrs.add('*');
       if (isOverload(decorators)) continue;
       const fn = functionInfo(def, decorators, true);
@@ -534,6 +626,17 @@ let rawParams: Map<number, Param[]> | undefined;
 /** Module-level imports the skeleton read off the text (each is a `pass` in the tree), by row. */
 let rawImports: Map<number, TextImport> | undefined;
 
+/** Return annotations the skeleton read off the text (blanked with the parameter lists), by `def` row. */
+let rawReturns: Map<number, string> | undefined;
+
+/** A function's return annotation as the skeleton reads it off the text: whitespace collapsed, comments dropped. */
+function returnsOf(def: Node): string | undefined {
+  const row = def.startPosition.row;
+  if (rawParams?.has(row)) return rawReturns?.get(row);
+  const t = def.childForFieldName('return_type')?.text;
+  return t ? t.replace(/#[^\n]*/g, '').replace(/\s+/g, ' ').trim() || undefined : undefined;
+}
+
 function paramsOf(def: Node): Param[] {
   return rawParams?.get(def.startPosition.row) ?? readParams(def.childForFieldName('parameters'));
 }
@@ -560,12 +663,14 @@ export function summarizeModule(text: string, name: string, isPackage: boolean, 
   }
   rawBodies = sk?.bodies;
   rawParams = sk?.params;
+  rawReturns = sk?.returns;
   rawImports = sk?.imports;
   try {
     return summarizeTree(tree.rootNode, text, name, isPackage, file);
   } finally {
     rawBodies = undefined;
     rawParams = undefined;
+    rawReturns = undefined;
     rawImports = undefined;
     tree.delete();
   }

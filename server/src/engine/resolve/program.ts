@@ -17,8 +17,11 @@ import type { ArgExpr, Expr } from '../syntax';
 export type Value =
   | { kind: 'module'; name: string }
   | { kind: 'class'; cls: ClassInfo; summary: ModuleSummary }
-  /** An instance of exactly this class (`x = C(...)`). */
-  | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary }
+  /**
+   * An instance of exactly this class (`x = C(...)`), or with `declared` of this class or any
+   * subclass of it (an annotation, `self`).
+   */
+  | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary; declared?: boolean }
   | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo }
   /** A library object known by name (see specials.ts). */
   | { kind: 'special'; name: string }
@@ -64,7 +67,18 @@ export interface FullIndex {
   fromCache?: boolean;
   /** Module-level definitions by name. */
   definitions: Map<string, IndexEntry[]>;
+  /** Every class: module, qualified name, names its bases mention, methods it defines. */
+  classes: ClassRecord[];
+  /** Classes by each name their bases mention (built when first asked for). */
+  byBaseName?: Map<string, ClassRecord[]>;
   ms: number;
+}
+
+export interface ClassRecord {
+  module: string;
+  qualname: string;
+  bases: string[];
+  methods: string[];
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -363,7 +377,8 @@ export class Program {
       modules = now;
     }
     onProgress?.(modules.length, modules.length);
-    this.fullIndex = { modules, definitions: new Map(saved.definitions), signatures: saved.signatures, ms: performance.now() - started, fromCache: true };
+    const classes = (saved.classes ?? []).map(([module, qualname, bases, methods]) => ({ module, qualname, bases, methods }));
+    this.fullIndex = { modules, definitions: new Map(saved.definitions), classes, signatures: saved.signatures, ms: performance.now() - started, fromCache: true };
     return this.fullIndex;
   }
 
@@ -380,6 +395,7 @@ export class Program {
     onProgress?: (done: number, total: number) => void,
   ): FullIndex {
     const definitions = new Map<string, IndexEntry[]>();
+    const classes: ClassRecord[] = [];
     let signatures = 0;
     for (let i = 0; i < modules.length; i++) {
       const name = modules[i];
@@ -391,6 +407,7 @@ export class Program {
         entries = s ? moduleIndexOf(s) : EMPTY_MODULE_INDEX;
       }
       signatures += entries.signatures;
+      for (const [qualname, bases, methods] of entries.classes ?? []) classes.push({ module: name, qualname, bases, methods });
       for (const [n, kind, line] of entries.defs) {
         const list = definitions.get(n);
         if (list) list.push({ module: name, kind, line });
@@ -398,10 +415,11 @@ export class Program {
       }
     }
     onProgress?.(modules.length, modules.length);
-    this.fullIndex = { modules, definitions, signatures, ms: performance.now() - started };
+    this.fullIndex = { modules, definitions, classes, signatures, ms: performance.now() - started };
     if (this.cache) {
       const entries = [...definitions.entries()];
-      this.cache.saveIndex({ format: CACHE_FORMAT, target: this.target.label, modules, signatures, definitions: entries, versions: versions ?? this.fileVersions(modules), ...(dirs ? { dirs } : {}) });
+      const saved = classes.map((c): [string, string, string[], string[]] => [c.module, c.qualname, c.bases, c.methods]);
+      this.cache.saveIndex({ format: CACHE_FORMAT, target: this.target.label, modules, signatures, definitions: entries, classes: saved, versions: versions ?? this.fileVersions(modules), ...(dirs ? { dirs } : {}) });
     }
     return this.fullIndex;
   }
@@ -428,6 +446,66 @@ export class Program {
 
   get hasFullIndex(): boolean {
     return !!this.fullIndex;
+  }
+
+  /** Questions that need the full index may build it (the CLI); otherwise they wait for it. */
+  indexOnDemand = false;
+
+  /** The full index when it is built (nothing is built here). */
+  get index(): FullIndex | undefined {
+    return this.fullIndex;
+  }
+
+  /**
+   * Classes of the target that may derive from a class of this simple name, directly or not: the
+   * closure over the names their bases mention (an over-estimate: same names in other modules,
+   * names inside calls). Undefined without a full index.
+   */
+  possibleSubclasses(name: string): ClassRecord[] | undefined {
+    if (!this.fullIndex && this.indexOnDemand) this.buildFullIndex();
+    const index = this.fullIndex;
+    if (!index) return undefined;
+    if (!index.byBaseName) {
+      const by = new Map<string, ClassRecord[]>();
+      for (const c of index.classes) {
+        for (const b of c.bases) {
+          const list = by.get(b);
+          if (list) list.push(c);
+          else by.set(b, [c]);
+        }
+      }
+      index.byBaseName = by;
+    }
+    const out = new Set<ClassRecord>();
+    const names = [name];
+    const seen = new Set(names);
+    while (names.length) {
+      const n = names.pop()!;
+      for (const c of index.byBaseName.get(n) ?? []) {
+        if (out.has(c)) continue;
+        out.add(c);
+        const simple = c.qualname.slice(c.qualname.lastIndexOf('.') + 1);
+        if (!seen.has(simple)) {
+          seen.add(simple);
+          names.push(simple);
+        }
+      }
+    }
+    return [...out];
+  }
+
+  /** A class of a module by its qualified name (module-level or nested), when the module defines it. */
+  classByQualname(module: string, qualname: string): { cls: ClassInfo; summary: ModuleSummary } | undefined {
+    const s = this.summary(module);
+    if (!s || !qualname.startsWith(module + '.')) return undefined;
+    const parts = qualname.slice(module.length + 1).split('.');
+    let found: ClassInfo | undefined;
+    for (const b of s.bindings.get(parts[0]) ?? []) if (b.kind === 'class' && b.cls.qualname === `${module}.${parts[0]}`) found = b.cls;
+    for (let i = 1; found && i < parts.length; i++) {
+      const inner: ClassInfo | undefined = (found.members.get(parts[i]) ?? []).map((b) => (b.kind === 'class' ? b.cls : undefined)).find((c) => c?.qualname === qualname.split('.').slice(0, module.split('.').length + i + 1).join('.'));
+      found = inner;
+    }
+    return found ? { cls: found, summary: s } : undefined;
   }
 
   invalidateIndex(): void {

@@ -1,0 +1,267 @@
+/**
+ * Receivers: what class a value has, and how sure the engine is of it. A method call `r.m(...)`
+ * binds to the first `m` in `type(r).__mro__`; statically the class comes in two grades:
+ *
+ * - exact: `C(...)` built a plain instance of C (no `__new__` of its own, no metaclass call).
+ * - declared: an annotation, a return annotation, `self` in a method: the runtime class is C or
+ *   any subclass of it, so the call may land on an override (see `dispatch`).
+ *
+ * Anything else is unknown, with the reason. Instance attributes (`self.x`) follow from how the
+ * classes of the MRO assign them: every assignment must agree on one class.
+ */
+import type { ClassInfo, FunctionInfo, ModuleSummary } from '../index/summary';
+import type { Expr } from '../syntax';
+import type { Callables } from './callables';
+import type { Program, Value } from './program';
+
+export type Instance = Extract<Value, { kind: 'instance' }>;
+type Unknown = Extract<Value, { kind: 'unknown' }>;
+
+const TRANSPARENT_BASES = new Set(['object', 'typing.Generic', 'abc.ABC']);
+const PROPERTY = new Set(['builtins.property', 'functools.cached_property']);
+
+/** A dotted name as an expression (`a.b.C`), or undefined for anything else. */
+export function dottedExpr(text: string): Expr | undefined {
+  if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(text)) return undefined;
+  const parts = text.split('.');
+  let e: Expr = { kind: 'name', name: parts[0] };
+  for (const p of parts.slice(1)) e = { kind: 'attr', base: e, attr: p };
+  return e;
+}
+
+/**
+ * The class an annotation names, unwrapped from quotes, `Optional[...]` and `X | None` (a None
+ * receiver fails before any binding); undefined for unions of classes, callables, `type[...]`,
+ * containers and anything not a plain dotted name.
+ */
+export function annotatedName(text: string): string | undefined {
+  let t = text.trim();
+  for (let i = 0; i < 4; i++) {
+    const q = /^(['"])(.*)\1$/s.exec(t);
+    if (q) t = q[2].trim();
+    const opt = /^(?:typing\.|t\.)?Optional\[(.*)\]$/s.exec(t);
+    if (opt) t = opt[1].trim();
+    const parts = splitTopLevel(t, '|').filter((p) => p !== 'None');
+    if (parts.length !== 1) return undefined;
+    t = parts[0];
+    const u = /^(?:typing\.|t\.)?Union\[(.*)\]$/s.exec(t);
+    if (u) {
+      const alts = splitTopLevel(u[1], ',').filter((p) => p !== 'None');
+      if (alts.length !== 1) return undefined;
+      t = alts[0];
+    }
+  }
+  return /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(t) ? t : undefined;
+}
+
+function splitTopLevel(t: string, sep: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < t.length; i++) {
+    const c = t[i];
+    if (c === '[' || c === '(') depth++;
+    else if (c === ']' || c === ')') depth--;
+    else if (c === sep && depth === 0) {
+      out.push(t.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(t.slice(start).trim());
+  return out;
+}
+
+const unknown = (reason: string): Unknown => ({ kind: 'unknown', reason });
+
+export class Receivers {
+  constructor(
+    private readonly program: Program,
+    private readonly callables: Callables,
+  ) {}
+
+  /** An instance (declared) of the class an annotation names in a module; unknown otherwise. */
+  annotated(text: string, summary: ModuleSummary, owner?: ClassInfo): Value {
+    const name = annotatedName(text);
+    if (!name) return unknown(`the annotation ${text} names no single class`);
+    if (owner && (name === 'Self' || name === 'typing.Self' || name === 'typing_extensions.Self' || name === owner.name)) {
+      const own = name === owner.name ? this.program.evalExpr(dottedExpr(name)!, summary) : undefined;
+      if (!own || (own.kind === 'class' && own.cls === owner)) return { kind: 'instance', cls: owner, summary, declared: true };
+    }
+    const v = this.program.evalExpr(dottedExpr(name)!, summary);
+    if (v.kind !== 'class') return unknown(`the annotation ${text} is not a class the engine can see`);
+    if (this.isInterface(v.cls, v.summary)) return unknown(`${v.cls.name} is a Protocol: any class with the right methods may stand for it`);
+    return { kind: 'instance', cls: v.cls, summary: v.summary, declared: true };
+  }
+
+  /** The value a call returns, from what is called: an exact instance of a class, or the function's return annotation. */
+  callResult(callee: Value): Value {
+    if (callee.kind === 'class') {
+      if (!this.callables.buildsPlainInstance(callee.cls, callee.summary)) return unknown(`${callee.cls.name}(...) may not build a plain instance`);
+      return { kind: 'instance', cls: callee.cls, summary: callee.summary };
+    }
+    if (callee.kind === 'function') {
+      const fn = callee.fn;
+      if (!fn.returns) return unknown(`${fn.name}() has no return annotation`);
+      if (fn.decorators.length > 0 && !this.transparentDecorators(fn, callee.summary)) return unknown(`${fn.name}() is decorated`);
+      return this.annotated(fn.returns, callee.summary, callee.owner);
+    }
+    if (callee.kind === 'anyOf') {
+      const rs = callee.values.map((v) => this.callResult(v));
+      return agree(rs);
+    }
+    return unknown('the value of a call');
+  }
+
+  private transparentDecorators(fn: FunctionInfo, summary: ModuleSummary): boolean {
+    return fn.decorators.every((d) => {
+      const v = this.program.evalExpr(d.kind === 'call' ? d.callee : d, summary);
+      return v.kind === 'special' && /^(builtins\.(staticmethod|classmethod)|abc\.abstractmethod|functools\.(cache|lru_cache)|typing\.override)$/.test(v.name);
+    });
+  }
+
+  /** The class is a Protocol (an interface any class may satisfy without deriving from it). */
+  isInterface(cls: ClassInfo, summary: ModuleSummary): boolean {
+    const mro = this.callables.mro(cls, summary);
+    return !!mro && mro.some((e) => e.kind === 'special' && e.name === 'typing.Protocol');
+  }
+
+  /**
+   * `inst.attr` on an instance of a known class: a method (as the class defines it), the class of
+   * an instance attribute when every assignment along the MRO agrees on it, or unknown.
+   */
+  member(inst: Instance, attr: string, depth = 0): Value {
+    if (depth > 8) return unknown('attribute chain too long');
+    const mro = this.callables.mro(inst.cls, inst.summary);
+    if (!mro) return unknown(`the MRO of ${inst.cls.name} cannot be worked out`);
+    const classes: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
+    let opaque: string | undefined;
+    for (const e of mro) {
+      if (e.kind === 'class') {
+        if (e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
+        if (e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
+        classes.push({ cls: e.cls, summary: e.summary });
+      } else if (e.kind === 'special' && (TRANSPARENT_BASES.has(e.name) || e.name === 'typing.Protocol')) {
+        continue;
+      } else {
+        opaque ??= e.kind === 'unknown' ? 'a base class the engine cannot see' : `the base ${e.kind === 'special' ? e.name : e.kind === 'external' ? e.qualname : '?'}`;
+        // an unseen class in the MRO may define or assign anything
+        if (e.kind === 'unknown') return unknown(`${inst.cls.name} has ${opaque}`);
+      }
+    }
+    // instance attributes shadow methods and class attributes (non-data descriptors)
+    const assigned = classes.some((c) => c.cls.instanceAttrs.has(attr));
+    const owner = classes.find((c) => c.cls.members.has(attr));
+    if (!assigned && owner) {
+      const binds = owner.cls.members.get(attr)!;
+      if (binds.every((b) => b.kind === 'def')) {
+        const prop = binds.find((b) => b.kind === 'def' && this.isProperty(b.fn, owner.summary));
+        if (prop && prop.kind === 'def') {
+          if (binds.length !== 1 || !prop.fn.returns) return unknown(`${owner.cls.name}.${attr} is a property`);
+          return this.annotated(prop.fn.returns, owner.summary, owner.cls);
+        }
+      }
+      if (classes.some((c) => c.cls.fields.some((f) => f.name === attr))) return this.fieldValue(classes, attr);
+      const m = this.program.classMember(owner.cls, owner.summary, attr);
+      if (!m) return unknown(`${inst.cls.name}.${attr} is not defined`);
+      if (m.kind === 'function' || (m.kind === 'anyOf' && m.values.every((v) => v.kind === 'function'))) return m;
+      return unknown(`${owner.cls.name}.${attr} is a class attribute`);
+    }
+    if (opaque && !owner && !assigned && !classes.some((c) => c.cls.fields.some((f) => f.name === attr))) return unknown(`${inst.cls.name}.${attr} may come from ${opaque}`);
+    if (!assigned) return this.fieldValue(classes, attr);
+    if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
+    const results: Value[] = [];
+    for (const c of classes) {
+      for (const d of c.cls.attrAssigns.get(attr) ?? (c.cls.instanceAttrs.has(attr) ? ['?'] : [])) results.push(this.assignedValue(d, c.cls, c.summary));
+      for (const f of c.cls.fields) if (f.name === attr) results.push(this.annotated(f.annotation, c.summary, c.cls));
+      const cv = c.cls.members.get(attr);
+      if (cv && !c.cls.fields.some((f) => f.name === attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
+    }
+    return agree(results);
+  }
+
+  /** Annotated class-level fields (dataclasses, pydantic, msgspec, NamedTuple, plain annotations). */
+  private fieldValue(classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>, attr: string): Value {
+    const results: Value[] = [];
+    for (const c of classes) for (const f of c.cls.fields) if (f.name === attr) results.push(/^(typing\.|t\.)?ClassVar\b/.test(f.annotation) ? unknown('a ClassVar') : this.annotated(f.annotation, c.summary, c.cls));
+    if (results.length === 0) return unknown(`no class along the MRO defines or assigns ${attr}`);
+    return agree(results);
+  }
+
+  private isProperty(fn: FunctionInfo, summary: ModuleSummary): boolean {
+    return fn.decorators.some((d) => {
+      const v = this.program.evalExpr(d.kind === 'call' ? d.callee : d, summary);
+      return (v.kind === 'special' && PROPERTY.has(v.name)) || (d.kind === 'attr' && /^(setter|getter|deleter)$/.test(d.attr));
+    });
+  }
+
+  /** One `self.x = ...` of a class's methods, as `ClassInfo.attrAssigns` describes it. */
+  private assignedValue(d: string, cls: ClassInfo, summary: ModuleSummary): Value {
+    if (d.startsWith('ann:')) return this.annotated(d.slice(4), summary, cls);
+    if (d.startsWith('call:')) {
+      const e = dottedExpr(d.slice(5));
+      if (!e) return unknown('an assignment the engine does not follow');
+      return this.callResult(this.program.evalExpr(e, summary));
+    }
+    return unknown(`${cls.name} assigns the attribute in a way the engine does not follow`);
+  }
+
+  /**
+   * Virtual dispatch: for a receiver whose runtime class may be any subclass of `cls`, whether
+   * every override of `method` that the engine knows of (the target's subclasses, from its full
+   * index, and the user's classes given) binds the call the same way. `bindKey` says how a method
+   * value binds the call (undefined: cannot tell). Returns the reason to stay unknown, or undefined.
+   */
+  dispatch(
+    cls: ClassInfo,
+    summary: ModuleSummary,
+    method: string,
+    expected: string,
+    bindKey: (v: Value) => string | undefined,
+    userClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }>,
+    inTarget: boolean,
+  ): string | undefined {
+    if (this.isInterface(cls, summary)) return `${cls.name} is a Protocol`;
+    const candidates: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
+    for (const u of userClasses) if (u.cls !== cls && u.cls.members.has(method)) candidates.push(u);
+    if (inTarget) {
+      const subs = this.program.possibleSubclasses(cls.name);
+      if (!subs) return 'the target is not indexed yet, so overrides in its subclasses are unknown';
+      for (const r of subs) {
+        if (!r.methods.includes(method) || r.qualname === cls.qualname) continue;
+        const found = this.program.classByQualname(r.module, r.qualname);
+        if (!found) return `${r.qualname} cannot be read`;
+        candidates.push(found);
+      }
+    }
+    for (const c of candidates) {
+      if (c.cls === cls) continue;
+      const mro = this.callables.mro(c.cls, c.summary);
+      const derives = !mro || mro.some((e) => e.kind === 'unknown' || (e.kind === 'class' && (e.cls === cls || (e.cls.qualname === cls.qualname && e.cls.line === cls.line))));
+      if (!derives) continue;
+      const own = c.cls.members.get(method);
+      if (!own) continue;
+      const v = this.program.classMember(c.cls, c.summary, method);
+      if (!v) continue;
+      const key = bindKey(v);
+      if (key === undefined || key !== expected) return `${c.cls.qualname}.${method} overrides it and binds the call differently`;
+    }
+    return undefined;
+  }
+}
+
+/** One class from several sources, when they all name the same one (exact only when all are exact). */
+export function agree(values: Value[]): Value {
+  if (values.length === 0) return unknown('nothing assigns it');
+  let cls: Instance | undefined;
+  let declared = false;
+  for (const v of values) {
+    if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`a ${v.kind} value`);
+    if (cls && !(cls.cls === v.cls || (cls.cls.qualname === v.cls.qualname && cls.cls.line === v.cls.line && cls.summary.file === v.summary.file))) {
+      return unknown(`assigned instances of ${cls.cls.name} and of ${v.cls.name}`);
+    }
+    cls ??= v;
+    declared ||= !!v.declared;
+  }
+  return { kind: 'instance', cls: cls!.cls, summary: cls!.summary, declared };
+}
+
