@@ -633,8 +633,8 @@ class FileCheck {
    * `x = f(...)` to an instance of the class f's return annotation names (or a subclass).
    */
   private instanceFrom(value: Node, scope: Scope): Value | undefined {
-    if (value.type !== 'call') return undefined;
-    const fn = value.childForFieldName('function');
+    // `x = y` and `x = a.b.c` take the value of what they name
+    const fn = value.type === 'call' ? value.childForFieldName('function') : value.type === 'identifier' || value.type === 'attribute' ? value : null;
     if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
     // `x = x.f()`, or `a = b(); b = a()` in loops: a value that depends on itself is not followed
     if (this.following.has(value.id)) return undefined;
@@ -646,6 +646,11 @@ class FileCheck {
       this.following.delete(value.id);
     }
     if (!c) return undefined;
+    if (value.type !== 'call') {
+      // a method taken off an instance is bound: it is not followed as a plain function
+      if (c.kind === 'instance' || c.kind === 'module' || c.kind === 'class' || (c.kind === 'function' && !c.owner) || c.kind === 'external') return c;
+      return undefined;
+    }
     if (c.kind === 'class' && c.summary.name === USER_MODULE) {
       // a user class: an instance of it when it builds one the usual way
       return this.checker.callables.buildsPlainInstance(c.cls, c.summary) ? { kind: 'instance', cls: c.cls, summary: c.summary } : undefined;

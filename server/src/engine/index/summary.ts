@@ -89,6 +89,8 @@ export interface ModuleSummary {
   dynamic: boolean;
   /** Names bound only under `if TYPE_CHECKING:` (for explanations). */
   typeCheckingOnly: Set<string>;
+  /** What `if TYPE_CHECKING:` blocks bind: annotations may name these. */
+  typeCheckingBindings?: Map<string, Binding[]>;
   /** The module writes to sys.modules: submodules may exist without files. */
   registersModules: boolean;
 }
@@ -460,13 +462,15 @@ function selfAttrPattern(self: string): RegExp {
  * way to bind the attribute (another value, augmented, unpacked, chained, a loop or `with` target)
  * is `?`.
  */
-function attrAssignments(raw: string, self: string, out: Map<string, string[]>, names: Set<string>): void {
+function attrAssignments(raw: string, self: string, params: Param[], out: Map<string, string[]>, names: Set<string>): void {
   const add = (name: string, d: string): void => {
     names.add(name);
     const list = out.get(name);
     if (list) list.push(d);
     else out.set(name, [d]);
   };
+  // object.__setattr__(self, "name", value) (frozen dataclasses) assigns too
+  for (const m of raw.matchAll(/(?:\bsetattr|__setattr__)\(\s*(\w+)\s*,\s*(['"])(\w+)\2/g)) if (m[1] === self) add(m[3], '?');
   const re = new RegExp(`\\b${self}\\.([A-Za-z_]\\w*)\\b(?!\\s*[.(\\[])`, 'g');
   for (const m of raw.matchAll(re)) {
     const at = m.index!;
@@ -491,11 +495,36 @@ function attrAssignments(raw: string, self: string, out: Map<string, string[]>, 
         add(m[1], `ann:${ann[1].replace(/\s+/g, ' ')}`);
         continue;
       }
+      // `self.x = param` where the parameter is annotated (and the method does not rebind it)
+      const name = /^\s*=(?!=)\s*([A-Za-z_]\w*)[ \t]*(#[^\n]*)?(\r?\n|$)/.exec(after);
+      const param = name && name[1] !== self ? params.find((p) => p.name === name[1] && p.annotation && (p.kind === 'normal' || p.kind === 'kwonly' || p.kind === 'posonly')) : undefined;
+      if (param && !rebinds(raw, param.name)) {
+        add(m[1], `ann:${param.annotation!.replace(/\s+/g, ' ')}`);
+        continue;
+      }
     }
     if (/^\s*(=(?!=)|[-+*/%&|^@]=|\/\/=|\*\*=|<<=|>>=)/.test(after)) add(m[1], '?');
     else if (/^\s*[,)\]]/.test(after) && topLevelAssign(line) > lineBefore.length) add(m[1], '?');
     else if (/\b(for|as)\s+[(\[]?[\w., ]*$/.test(lineBefore)) add(m[1], '?');
   }
+}
+
+/** A body binds a name again: an assignment statement (plain, augmented, unpacking), a walrus, a loop or `with` target, `del`. */
+function rebinds(raw: string, name: string): boolean {
+  return new RegExp(
+    `^[ \\t]*(?:[\\w.\\[\\]]+\\s*,\\s*)*\\(?${name}\\s*(?:,[^\\n=]*)?\\)?\\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\\*\\*=|<<=|>>=)|\\b${name}\\s*:=|\\b(?:for|as|del|global|nonlocal)\\s+[^\\n:]*\\b${name}\\b`,
+    'm',
+  ).test(raw);
+}
+
+/**
+ * A method writes the instance's attributes by computed names: `setattr(self, ...)` with a name
+ * that is not a literal, `self.__dict__`, `vars(self)`, `object.__setattr__(self, name, ...)`.
+ */
+function dynamicAttributes(raw: string, self: string): boolean {
+  if (!raw.includes('setattr') && !raw.includes('__dict__') && !raw.includes('vars(')) return false;
+  for (const m of raw.matchAll(/(?:\bsetattr|__setattr__)\(\s*(\w+)\s*,\s*(['"]?)/g)) if (m[1] === self && !m[2]) return true;
+  return new RegExp(`\\b${self}\\.__dict__|\\bvars\\(\\s*${self}\\s*\\)`).test(raw);
 }
 
 /** The closing bracket of the one opened at `open` (strings on the way skipped), or -1. */
@@ -544,9 +573,9 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
       const raw = bodyText(def);
       if (self && raw.includes(self)) {
         for (const m of raw.matchAll(selfAttrPattern(self))) cls.instanceAttrs.add(m[1]);
-        attrAssignments(raw, self, cls.attrAssigns, cls.instanceAttrs);
+        attrAssignments(raw, self, paramsOf(def), cls.attrAssigns, cls.instanceAttrs);
       }
-      if (/\bsetattr\s*\(|__dict__/.test(raw)) cls.instanceAttrs.add('*');
+      if (self && dynamicAttributes(raw, self)) cls.instanceAttrs.add('*');
       if (isOverload(decorators)) continue;
       const fn = functionInfo(def, decorators, true);
       addBinding(cls.members, fn.name, { kind: 'def', fn, conditional, line });
@@ -712,7 +741,10 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
 
   const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean, top = false): void => {
     const bind = (n: string, b: Binding): void => {
-      if (typeChecking) summary.typeCheckingOnly.add(n);
+      if (typeChecking) {
+        summary.typeCheckingOnly.add(n);
+        addBinding((summary.typeCheckingBindings ??= new Map()), n, b);
+      }
       else addBinding(summary.bindings, n, b);
       recording?.push([n, b]);
     };

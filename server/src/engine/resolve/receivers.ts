@@ -10,7 +10,7 @@
  * classes of the MRO assign them: every assignment must agree on one class.
  */
 import type { ClassInfo, FunctionInfo, ModuleSummary } from '../index/summary';
-import type { Expr } from '../syntax';
+import { dotted, type Expr } from '../syntax';
 import type { Callables } from './callables';
 import type { Program, Value } from './program';
 
@@ -44,6 +44,11 @@ export function annotatedName(text: string): string | undefined {
     const parts = splitTopLevel(t, '|').filter((p) => p !== 'None');
     if (parts.length !== 1) return undefined;
     t = parts[0];
+    // a generic alias builds (and annotates) instances of its origin class
+    const generic = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\[.*\]$/s.exec(t);
+    if (generic && !/^(?:typing\.|t\.)?(Optional|Union|Annotated|Callable|Type|ClassVar|Final|Literal)$|^type$/.test(generic[1])) t = generic[1];
+    const annotated = /^(?:typing\.|t\.|typing_extensions\.)?Annotated\[(.*)\]$/s.exec(t);
+    if (annotated) t = splitTopLevel(annotated[1], ',')[0];
     const u = /^(?:typing\.|t\.)?Union\[(.*)\]$/s.exec(t);
     if (u) {
       const alts = splitTopLevel(u[1], ',').filter((p) => p !== 'None');
@@ -87,17 +92,47 @@ export class Receivers {
       const own = name === owner.name ? this.program.evalExpr(dottedExpr(name)!, summary) : undefined;
       if (!own || (own.kind === 'class' && own.cls === owner)) return { kind: 'instance', cls: owner, summary, declared: true };
     }
-    const v = this.program.evalExpr(dottedExpr(name)!, summary);
+    const bound = this.typeVarBound(name, summary);
+    if (bound) return bound.text === text ? unknown('a TypeVar bound to itself') : this.annotated(bound.text, bound.summary, owner);
+    const v = this.annotationValue(name, summary);
+    // builtins and classes outside the target: calls on them are not calls into the target
+    if (v.kind === 'special' || v.kind === 'external') return { kind: 'external', qualname: v.kind === 'special' ? v.name : v.qualname };
     if (v.kind !== 'class') return unknown(`the annotation ${text} is not a class the engine can see`);
     if (this.isInterface(v.cls, v.summary)) return unknown(`${v.cls.name} is a Protocol: any class with the right methods may stand for it`);
     return { kind: 'instance', cls: v.cls, summary: v.summary, declared: true };
   }
 
+  /** A dotted name in an annotation: names imported under `if TYPE_CHECKING:` count there. */
+  private annotationValue(name: string, summary: ModuleSummary): Value {
+    const parts = name.split('.');
+    const tc = summary.typeCheckingBindings?.get(parts[0]);
+    if (!tc || summary.bindings.has(parts[0])) return this.program.evalExpr(dottedExpr(name)!, summary);
+    let v = this.program.valueOfBindings(tc, summary, 0);
+    for (const p of parts.slice(1)) v = this.program.attribute(v, p);
+    return v;
+  }
+
+  /** `T = TypeVar("T", bound=C)`: a value annotated T is an instance of C or of a subclass. */
+  private typeVarBound(name: string, summary: ModuleSummary): { text: string; summary: ModuleSummary } | undefined {
+    if (name.includes('.')) return undefined;
+    const bs = summary.bindings.get(name);
+    if (!bs || bs.length !== 1 || bs[0].kind !== 'value' || bs[0].expr.kind !== 'call') return undefined;
+    const call = bs[0].expr;
+    const callee = this.program.evalExpr(call.callee, summary);
+    if (!((callee.kind === 'special' || callee.kind === 'external') && /(^|\.)TypeVar$/.test(callee.kind === 'special' ? callee.name : callee.qualname))) return undefined;
+    const b = call.args.find((a) => a.name === 'bound')?.value;
+    if (!b) return undefined;
+    const text = b.kind === 'str' ? b.value : b.kind === 'name' || b.kind === 'attr' ? dotted(b) : undefined;
+    return text ? { text, summary } : undefined;
+  }
+
   /** The value a call returns, from what is called: an exact instance of a class, or the function's return annotation. */
   callResult(callee: Value): Value {
     if (callee.kind === 'class') {
-      if (!this.callables.buildsPlainInstance(callee.cls, callee.summary)) return unknown(`${callee.cls.name}(...) may not build a plain instance`);
-      return { kind: 'instance', cls: callee.cls, summary: callee.summary };
+      if (this.callables.buildsPlainInstance(callee.cls, callee.summary)) return { kind: 'instance', cls: callee.cls, summary: callee.summary };
+      // a `__new__` of its own may hand back an instance of a subclass (a registry of replacements)
+      if (this.callables.constructorSpec(callee.cls, callee.summary).kind === 'known') return { kind: 'instance', cls: callee.cls, summary: callee.summary, declared: true };
+      return unknown(`${callee.cls.name}(...) may not build a plain instance`);
     }
     if (callee.kind === 'function') {
       const fn = callee.fn;
@@ -109,6 +144,8 @@ export class Receivers {
       const rs = callee.values.map((v) => this.callResult(v));
       return agree(rs);
     }
+    // what a function outside the target returns is outside the target too
+    if (callee.kind === 'external' || callee.kind === 'special') return { kind: 'external', qualname: `${callee.kind === 'external' ? callee.qualname : callee.name}()` };
     return unknown('the value of a call');
   }
 
@@ -121,8 +158,11 @@ export class Receivers {
 
   /** The class is a Protocol (an interface any class may satisfy without deriving from it). */
   isInterface(cls: ClassInfo, summary: ModuleSummary): boolean {
-    const mro = this.callables.mro(cls, summary);
-    return !!mro && mro.some((e) => e.kind === 'special' && e.name === 'typing.Protocol');
+    // PEP 544: a protocol class names Protocol (or Protocol[...]) among its own bases
+    return cls.bases.some((b) => {
+      const v = this.program.evalExpr(b.kind === 'subscript' ? b.base : b, summary);
+      return v.kind === 'special' && v.name === 'typing.Protocol';
+    });
   }
 
   /**
@@ -149,7 +189,7 @@ export class Receivers {
       }
     }
     // instance attributes shadow methods and class attributes (non-data descriptors)
-    const assigned = classes.some((c) => c.cls.instanceAttrs.has(attr));
+    const assigned = classes.some((c) => c.cls.attrAssigns.has(attr));
     const owner = classes.find((c) => c.cls.members.has(attr));
     if (!assigned && owner) {
       const binds = owner.cls.members.get(attr)!;
@@ -166,12 +206,15 @@ export class Receivers {
       if (m.kind === 'function' || (m.kind === 'anyOf' && m.values.every((v) => v.kind === 'function'))) return m;
       return unknown(`${owner.cls.name}.${attr} is a class attribute`);
     }
-    if (opaque && !owner && !assigned && !classes.some((c) => c.cls.fields.some((f) => f.name === attr))) return unknown(`${inst.cls.name}.${attr} may come from ${opaque}`);
+    if (opaque && !owner && !assigned && !classes.some((c) => c.cls.fields.some((f) => f.name === attr))) {
+      // nothing in the target defines it: it comes from a class outside the target (or nowhere)
+      return { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` };
+    }
     if (!assigned) return this.fieldValue(classes, attr);
     if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
     const results: Value[] = [];
     for (const c of classes) {
-      for (const d of c.cls.attrAssigns.get(attr) ?? (c.cls.instanceAttrs.has(attr) ? ['?'] : [])) results.push(this.assignedValue(d, c.cls, c.summary));
+      for (const d of c.cls.attrAssigns.get(attr) ?? []) results.push(this.assignedValue(d, c.cls, c.summary));
       for (const f of c.cls.fields) if (f.name === attr) results.push(this.annotated(f.annotation, c.summary, c.cls));
       const cv = c.cls.members.get(attr);
       if (cv && !c.cls.fields.some((f) => f.name === attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
@@ -252,6 +295,7 @@ export class Receivers {
 /** One class from several sources, when they all name the same one (exact only when all are exact). */
 export function agree(values: Value[]): Value {
   if (values.length === 0) return unknown('nothing assigns it');
+  if (values.every((v) => v.kind === 'external')) return values[0];
   let cls: Instance | undefined;
   let declared = false;
   for (const v of values) {
