@@ -613,7 +613,7 @@ class FileCheck {
     }
     if (!b.annotation) return undefined;
     const v = this.checker.receivers.annotated(b.annotation, this.summary);
-    return v.kind === 'instance' ? v : undefined;
+    return v.kind === 'instance' || (v.kind === 'unknown' && v.target) ? v : undefined;
   }
 
   /** `with value as name`: the object `__enter__` returns, when it returns the instance itself. */
@@ -728,6 +728,8 @@ class FileCheck {
         return v.summary.name !== USER_MODULE;
       case 'anyOf':
         return v.values.some((x) => this.targetish(x));
+      case 'unknown':
+        return !!v.target;
       default:
         return false;
     }

@@ -31,8 +31,11 @@ export type Value =
   /** `defaults`: the source text of the defaults of the rightmost fields. */
   | { kind: 'namedtuple'; fields: string[]; defaults: string[]; qualname: string; file: string; line: number }
   | { kind: 'anyOf'; values: Value[] }
-  /** `outside`: the trail left the target (a compiled module, a package that is not there). */
-  | { kind: 'unknown'; reason: string; outside?: boolean }
+  /**
+   * `outside`: the trail left the target (a compiled module, a package that is not there);
+   * `target`: the value certainly comes from the target (a method call on it is untraced).
+   */
+  | { kind: 'unknown'; reason: string; outside?: boolean; target?: boolean }
   /** The module certainly lacks the name. */
   | { kind: 'missing'; module: string; name: string };
 

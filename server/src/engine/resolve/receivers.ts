@@ -98,7 +98,7 @@ export class Receivers {
     // builtins and classes outside the target: calls on them are not calls into the target
     if (v.kind === 'special' || v.kind === 'external') return { kind: 'external', qualname: v.kind === 'special' ? v.name : v.qualname };
     if (v.kind !== 'class') return unknown(`the annotation ${text} is not a class the engine can see`);
-    if (this.isInterface(v.cls, v.summary)) return unknown(`${v.cls.name} is a Protocol: any class with the right methods may stand for it`);
+    if (this.isInterface(v.cls, v.summary)) return { kind: 'unknown', reason: `${v.cls.name} is a Protocol: any class with the right methods may stand for it`, target: true };
     return { kind: 'instance', cls: v.cls, summary: v.summary, declared: true };
   }
 

@@ -1,0 +1,118 @@
+/**
+ * Method calls: receivers followed through `self`, instance attributes, locals, parameters and
+ * return annotations, with virtual dispatch (SEMANTICS.md section F). A fake library in two
+ * versions (test/fixtures/receivers/v1 and v2) and a user file written for v1 whose lines say
+ * what checking against v2 must give; against v1 the same file must give nothing at all.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as path from 'path';
+import { describe, it } from 'node:test';
+import { Engine, type CheckResult } from '../../server/src/engine';
+import { FIXTURES } from '../helpers';
+
+const DIR = path.join(FIXTURES, 'receivers');
+const USER = fs.readFileSync(path.join(DIR, 'user.py'), 'utf8');
+
+async function checkWith(version: 'v1' | 'v2', text = USER): Promise<CheckResult> {
+  const engine = await Engine.open({ targets: [path.join(DIR, version)] });
+  return engine.check(text, 'user.py');
+}
+
+/** What each marked line of the user file expects: `expect: CODE`, `checked`, `unknown`, `untraced`. */
+function marks(text: string): Map<number, string> {
+  const out = new Map<number, string>();
+  text.split('\n').forEach((line, i) => {
+    const m = /#\s*(expect: [\w-]+|checked|unknown|untraced)\s*$/.exec(line);
+    if (m) out.set(i + 1, m[1]);
+  });
+  return out;
+}
+
+describe('receivers', () => {
+  it('reports exactly the marked method calls that no longer bind, and nothing else', async () => {
+    const r = await checkWith('v2');
+    const expected = [...marks(USER)].filter(([, m]) => m.startsWith('expect: ')).map(([line, m]) => `${line}:${m.slice(8)}`);
+    const found = r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+    assert.deepEqual(found.sort(), expected.sort());
+    assert.ok(expected.length >= 15, `${expected.length} expected findings`);
+  });
+
+  it('gives every marked call the status it says, with a reason when it is left open', async () => {
+    const r = await checkWith('v2');
+    for (const [line, m] of marks(USER)) {
+      const calls = r.calls.filter((c) => c.range.start.line + 1 === line);
+      assert.equal(calls.length, 1, `line ${line}: ${JSON.stringify(calls)}`);
+      const status = calls[0].status ?? 'checked';
+      if (m.startsWith('expect: ')) assert.equal(status, 'checked', `line ${line}`);
+      else assert.equal(status, m, `line ${line}: ${calls[0].unknownReason}`);
+      if (status !== 'checked') assert.ok(calls[0].unknownReason, `line ${line} has a reason`);
+    }
+    assert.equal(r.callsUntraced, r.calls.filter((c) => c.status === 'untraced').length);
+    assert.ok((r.callsUntraced ?? 0) >= 3);
+  });
+
+  it('finds nothing against the version the file was written for, and checks the same calls', async () => {
+    const r = await checkWith('v1');
+    assert.deepEqual(r.findings, []);
+    const checked = [...marks(USER)].filter(([, m]) => m === 'checked' || m.startsWith('expect: ')).map(([line]) => line);
+    for (const line of checked) assert.ok(r.calls.some((c) => c.range.start.line + 1 === line && (c.status ?? 'checked') === 'checked'), `line ${line} checked against v1`);
+  });
+
+  it('the reasons to stay unknown', async () => {
+    const r = await checkWith('v2');
+    const reasonAt = (needle: string): string => {
+      const line = USER.split('\n').findIndex((l) => l.includes(needle)) + 1;
+      return r.calls.find((c) => c.range.start.line + 1 === line)?.unknownReason ?? '';
+    };
+    // an override in a subclass binds the call differently (target subclass, user subclass)
+    assert.match(reasonAt('e.shutdown()'), /RayExecutor\.shutdown overrides it/);
+    assert.match(reasonAt('e.collective_rpc("ping"'), /MyExecutor\.collective_rpc overrides it/);
+    // assignments along the MRO that disagree
+    assert.match(reasonAt('self.helper.help()'), /HelperA and of HelperB/);
+    // an instance attribute that shadows the method
+    assert.match(reasonAt('self.execute(out)'), /instances also assign/);
+    // a Protocol: any class with the right methods may stand for it
+    assert.match(reasonAt('worker.execute(1, 2)'), /Protocol/);
+  });
+
+  it('a subclass in the user file that overrides the method alike keeps the call checked', async () => {
+    const same = USER.replace('def collective_rpc(self, method, unique_reply_rank=None):', 'def collective_rpc(self, method, timeout=None, args=(), kwargs=None):');
+    const r = await checkWith('v2', same);
+    const line = same.split('\n').findIndex((l) => l.includes('e.collective_rpc("ping"')) + 1;
+    assert.ok(r.findings.some((f) => f.range.start.line + 1 === line && f.code === 'unexpected-keyword'));
+  });
+
+  it('a local rebound to another class, or set in a loop, is not followed', async () => {
+    const text = [
+      'from rlib.runner import Scheduler, Session',
+      'def f(cfg, xs):',
+      '    s = Scheduler(cfg, 1)',
+      '    s = Session()',
+      '    s.schedule(1)',
+      '    for t in xs:',
+      '        t.schedule(1)',
+      '',
+    ].join('\n');
+    const r = await checkWith('v2', text);
+    assert.deepEqual(r.findings, []);
+  });
+
+  it('self in a static method or a classmethod is not an instance', async () => {
+    const text = [
+      'from rlib.runner import ModelRunner',
+      'class R(ModelRunner):',
+      '    @staticmethod',
+      '    def a(self):',
+      '        self._prepare_inputs(1)',
+      '    @classmethod',
+      '    def b(self):',
+      '        self._prepare_inputs(1)',
+      '    def c(self):',
+      '        self._prepare_inputs(1)',
+      '',
+    ].join('\n');
+    const r = await checkWith('v2', text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['10:missing-argument']);
+  });
+});
