@@ -16,7 +16,7 @@ export const JSON_SCHEMA_VERSION = 1;
 /** Threads for building full indexes: both cores of a small machine, at most four. */
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
 
-const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] [--list-calls] PATH...
+const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] [--list-calls] [--source-root DIR ...] PATH...
        apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--format text|json|markdown]
        apidrift index --target PATH [--format text|json]
 
@@ -26,6 +26,8 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   finding says what changed. --list-calls lists every call into the target with its status:
   checked (its binding was decided), unknown (left open on purpose, with the reason) or
   untraced (its receiver comes from the target but its class could not be followed).
+  The user's own modules (imported by absolute name) are read from --source-root folders, the
+  current folder and its src/, and the folder above each checked path's top package.
 
   diff: the API-change report between two versions: removed modules and names, moved names,
   changed signatures grouped by kind. With --uses, only what that code uses, ranked by uses.
@@ -52,12 +54,33 @@ interface Args {
   package?: string;
   /** check: list every call into the target with its status (checked, unknown, untraced) and why. */
   listCalls: boolean;
+  /** Folders of the user's own code, searched for user modules after the target. */
+  sourceRoots: string[];
+}
+
+/**
+ * Where the user's own modules are imported from: the folders given with --source-root, the
+ * current folder and its `src/`, and for each path checked the folder above its top package.
+ */
+function userRoots(args: Args): string[] {
+  const out = [...args.sourceRoots, process.cwd(), path.join(process.cwd(), 'src')];
+  for (const p of args.paths) {
+    let dir: string;
+    try {
+      dir = fs.statSync(p).isDirectory() ? path.resolve(p) : path.dirname(path.resolve(p));
+    } catch {
+      continue;
+    }
+    while (fs.existsSync(path.join(dir, '__init__.py')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+    out.push(dir);
+  }
+  return [...new Set(out.map((d) => path.resolve(d)))];
 }
 
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
   if (command !== 'check' && command !== 'diff' && command !== 'index') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, listCalls: false };
+  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, listCalls: false, sourceRoots: [] };
   let collectingUses = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
@@ -71,6 +94,7 @@ function parseArgs(argv: string[]): Args {
     else if (command !== 'index' && (a === '--baseline' || a.startsWith('--baseline='))) out.baseline.push(value());
     else if (a === '--no-cache') out.noCache = true;
     else if (command === 'check' && a === '--list-calls') out.listCalls = true;
+    else if (command === 'check' && (a === '--source-root' || a.startsWith('--source-root='))) out.sourceRoots.push(value());
     else if (command === 'diff' && (a === '--package' || a.startsWith('--package='))) out.package = value();
     else if (command === 'diff' && (a === '--uses' || a.startsWith('--uses='))) {
       out.uses.push(value());
@@ -230,7 +254,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let engine: Engine;
   let files: string[];
   try {
-    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index' });
+    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index' });
     if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
     for (const p of [engine.program, engine.baseline?.program]) {
       if (p) p.onError = (name, error) => {

@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
-import { FIXTURES } from '../helpers';
+import { FIXTURES, tempTree } from '../helpers';
 
 const DIR = path.join(FIXTURES, 'receivers');
 const USER = fs.readFileSync(path.join(DIR, 'user.py'), 'utf8');
@@ -114,5 +114,39 @@ describe('receivers', () => {
     ].join('\n');
     const r = await checkWith('v2', text);
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['10:missing-argument']);
+  });
+
+  it("the user's own modules: a class derived from a target class, imported from another module, is checked where it is built and called", async () => {
+    const proj = tempTree({
+      'myapp/__init__.py': '',
+      'myapp/serving.py': ['from rlib.runner import Scheduler', '', '', 'class MyScheduler(Scheduler):', '    def extra(self):', '        return 1', ''].join('\n'),
+      // a user package named like nothing in the target; a plain folder is no package
+      'notes/readme.txt': '',
+    });
+    const text = ['from myapp.serving import MyScheduler', 'from myapp import serving', 'import notes', 's = MyScheduler(None)', 's.finish_requests([1], 2, 3)', 's.extra(1)', 'serving.MyScheduler(None, 16, 3)', ''].join('\n');
+    try {
+      const withRoot = await Engine.open({ targets: [path.join(DIR, 'v2')], sourceRoots: [proj] });
+      const r = withRoot.check(text, path.join(proj, 'main.py'));
+      assert.deepEqual(
+        r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`),
+        ['4:missing-argument', '5:too-many-positional', '7:too-many-positional'],
+      );
+      // without the folder the user's classes are not followed, and nothing is reported
+      const without = await Engine.open({ targets: [path.join(DIR, 'v2')] });
+      assert.deepEqual(without.check(text, path.join(proj, 'main.py')).findings, []);
+    } finally {
+      fs.rmSync(proj, { recursive: true, force: true });
+    }
+  });
+
+  it('a user module never shadows a target module of the same name', async () => {
+    const proj = tempTree({ 'rlib/__init__.py': '', 'rlib/runner.py': 'class Scheduler:\n    def __init__(self):\n        pass\n' });
+    try {
+      const engine = await Engine.open({ targets: [path.join(DIR, 'v2')], sourceRoots: [proj] });
+      const r = engine.check('from rlib.runner import Scheduler\nScheduler()\n', path.join(proj, 'main.py'));
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:missing-argument:config', '2:missing-argument:block_size']);
+    } finally {
+      fs.rmSync(proj, { recursive: true, force: true });
+    }
   });
 });

@@ -25,6 +25,11 @@ export interface EngineOptions {
   /** The version the code was written for (same forms as targets), to explain what changed. */
   baseline?: string[];
   /**
+   * Folders of the user's own code (a workspace folder, a `src/` layout): user modules imported
+   * by absolute name are read from them lazily, like the target, after the target's own modules.
+   */
+  sourceRoots?: string[];
+  /**
    * Whether a check may build the target's full index itself when it needs one (to find names
    * that moved). The CLI says yes; the language server builds it in the background instead.
    */
@@ -88,8 +93,8 @@ export class Engine {
   static async open(opts: EngineOptions): Promise<Engine> {
     if (opts.deferParser) deferParser(opts.wasmDir);
     else await initParser(opts.wasmDir);
-    const baseline = opts.baseline && opts.baseline.length > 0 ? Target.open(opts.baseline) : undefined;
-    return new Engine(Target.open(opts.targets), baseline, opts.indexOnDemand ?? true, opts.cacheDir, opts.incremental ?? false);
+    const baseline = opts.baseline && opts.baseline.length > 0 ? Target.open(opts.baseline, opts.sourceRoots) : undefined;
+    return new Engine(Target.open(opts.targets, opts.sourceRoots), baseline, opts.indexOnDemand ?? true, opts.cacheDir, opts.incremental ?? false);
   }
 
   /**

@@ -119,7 +119,8 @@ function watchTargets(paths: string[]): void {
           engine.program.invalidateIndex();
           engine.baseline?.program.invalidateIndex();
           sendStatus('ready', 'target changed on disk: re-checked');
-          if (resolvedBaseline.length) void indexInBackground(engine);
+          // the full index also tells which subclasses override a method (virtual dispatch)
+          void indexInBackground(engine);
           for (const doc of documents.all()) schedule(doc, 0);
         }, 500);
       });
@@ -156,7 +157,8 @@ async function ensureEngine(): Promise<void> {
   }
   sendStatus('indexing', `opening ${resolvedTargets.join(', ')}`);
   try {
-    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true });
+    const sourceRoots = workspaceFolder ? [workspaceFolder, path.join(workspaceFolder, 'src')] : [];
+    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, sourceRoots, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true });
     if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
@@ -173,7 +175,8 @@ async function ensureEngine(): Promise<void> {
     }
     log(`target: ${resolvedTargets.join(', ')}${resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
     sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : ''}`);
-    if (resolvedBaseline.length) void indexInBackground(opened);
+    // the full index finds moved names, and the subclasses that override a method (virtual dispatch)
+    void indexInBackground(opened);
   } catch (e) {
     if (engineKey !== key) return;
     engineError = (e as Error).message;
@@ -424,7 +427,11 @@ connection.onHover((params: HoverParams): Hover | null => {
       parts.push(`\`${call.callee}\` in the target, ${definitionLink(call.definition)}`);
     }
   } else if (call.unknownReason) {
-    parts.push(`apidrift does not check this call: ${call.unknownReason}`);
+    parts.push(
+      call.status === 'untraced'
+        ? `apidrift could not tell the class of this call's receiver, so the call is not checked: ${call.unknownReason}`
+        : `apidrift does not check this call: ${call.unknownReason}`,
+    );
   }
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n') }, range: call.range };
 });

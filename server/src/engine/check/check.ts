@@ -290,6 +290,8 @@ class FileCheck {
 
   /** Set when a result used the whole set of module-level names (for the names a fix proposes). */
   private usedAllNames = false;
+  /** Set when a result looked at every class of the file (overrides, for virtual dispatch). */
+  private usedFileClasses = false;
   private reused = 0;
 
   /** What every statement's result depends on besides its own text and the names it mentions. */
@@ -336,6 +338,7 @@ class FileCheck {
       const tooDeep = this.tooDeep;
       this.tooDeep = false;
       this.usedAllNames = false;
+      this.usedFileClasses = false;
       this.visit(c, scope, 1);
       const result: StatementResult = {
         findings: this.findings.slice(mark.findings),
@@ -347,7 +350,10 @@ class FileCheck {
         tooDeep: this.tooDeep,
       };
       this.tooDeep ||= tooDeep;
-      const deps: Array<[string, string]> = [...names.closure(wordsOf(text), first, last)].map((n) => [n, names.fingerprint(n, first, last)]);
+      const words = wordsOf(text);
+      // virtual dispatch looked at every class of the file: the result depends on all of them
+      if (this.usedFileClasses) for (const [n, bs] of this.summary.bindings) if (bs.some((b) => b.kind === 'class')) words.add(n);
+      const deps: Array<[string, string]> = [...names.closure(words, first, last)].map((n) => [n, names.fingerprint(n, first, last)]);
       memo.store(text, { shape, deps, allNames: this.usedAllNames ? (allNames ??= names.allNames()) : undefined, result: moveResult(result, -start.row) });
     }
     memo.end();
@@ -441,7 +447,7 @@ class FileCheck {
       const method = nameNode?.text;
       if (!nameNode || !method || method === '__init__' || method === '__new__' || method === '__init_subclass__') continue;
       const base = this.checker.callables.superMember(mro, 1, method);
-      if (!base || base.kind !== 'function' || base.summary.name === USER_MODULE || !base.owner) continue;
+      if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) continue;
       this.overrides.push({
         range: rangeOf(nameNode),
         method,
@@ -584,7 +590,13 @@ class FileCheck {
       }
       s = s.parent;
     }
-    if (!this.summary.bindings.has(name)) return undefined;
+    const bs = this.summary.bindings.get(name);
+    if (!bs) return undefined;
+    // `x = C(...)` at module level, bound once and never declared global in a function
+    if (bs.length === 1 && bs[0].kind === 'value' && bs[0].expr.kind === 'call' && !new RegExp(`\\bglobal\\s[^\\n]*\\b${name}\\b`).test(this.shared.text)) {
+      const r = this.checker.receivers.callResult(this.program.evalExpr(bs[0].expr.callee, this.summary));
+      if (r.kind === 'instance') return r;
+    }
     return this.program.resolveGlobal(this.summary, name);
   }
 
@@ -651,7 +663,7 @@ class FileCheck {
       if (c.kind === 'instance' || c.kind === 'module' || c.kind === 'class' || (c.kind === 'function' && !c.owner) || c.kind === 'external') return c;
       return undefined;
     }
-    if (c.kind === 'class' && c.summary.name === USER_MODULE) {
+    if (c.kind === 'class' && this.isUser(c.summary)) {
       // a user class: an instance of it when it builds one the usual way
       return this.checker.callables.buildsPlainInstance(c.cls, c.summary) ? { kind: 'instance', cls: c.cls, summary: c.summary } : undefined;
     }
@@ -720,12 +732,12 @@ class FileCheck {
         return this.program.inTarget(v.name) && !this.program.findModule(v.name)?.compiled;
       case 'class':
       case 'instance': {
-        if (v.summary.name !== USER_MODULE) return true;
+        if (!this.isUser(v.summary)) return true;
         const mro = this.checker.callables.mro(v.cls, v.summary);
-        return !!mro && mro.some((e) => e.kind === 'class' && e.summary.name !== USER_MODULE);
+        return !!mro && mro.some((e) => e.kind === 'class' && !this.isUser(e.summary));
       }
       case 'function':
-        return v.summary.name !== USER_MODULE;
+        return !this.isUser(v.summary);
       case 'anyOf':
         return v.values.some((x) => this.targetish(x));
       case 'unknown':
@@ -735,8 +747,15 @@ class FileCheck {
     }
   }
 
-  private isUserDefined(qualname: string): boolean {
-    return !this.opts.moduleName && qualname.startsWith(USER_MODULE + '.');
+  /** A signature defined in the user's code: the checked file, or a module of the user's folders. */
+  private definedByUser(sig: Sig): boolean {
+    if (!sig.definition) return sig.qualname.startsWith(USER_MODULE + '.') || this.program.isUserQualname(sig.qualname);
+    return sig.definition.file === this.summary.file || this.program.isUserFile(sig.definition.file);
+  }
+
+  /** A summary of the user's code: the checked file, or a module of the user's own folders. */
+  private isUser(s: ModuleSummary): boolean {
+    return s.name === USER_MODULE || this.program.isUserModule(s.name);
   }
 
   // ---- imports ----
@@ -789,6 +808,8 @@ class FileCheck {
   /** Reports the first missing submodule of a dotted path inside the target; true when the module exists. */
   private checkModulePath(module: string, node: Node, guarded: boolean, imported: string[] = []): boolean {
     const parts = module.split('.');
+    // the user's own modules are read to follow their classes, not checked as the target is
+    if (this.program.isUserModule(parts[0])) return false;
     if (!this.program.findModule(parts[0])) {
       // a whole top-level module that the baseline has and the target lacks
       if (!guarded && this.opts.crossVersion?.baselineHasModule(parts[0]) && !availabilityTested(node, parts[0])) {
@@ -857,7 +878,7 @@ class FileCheck {
     if (!obj || !attr || (obj.type !== 'identifier' && obj.type !== 'attribute')) return;
     if (this.inError || node.hasError) return;
     const base = this.valueOfExpr(obj, scope);
-    if (!base || base.kind !== 'module') return;
+    if (!base || base.kind !== 'module' || this.program.isUserModule(base.name.split('.')[0])) return;
     const v = this.program.resolveMember(base.name, attr.text);
     if (v.kind !== 'missing' || guardedBy(node, HANDLES_ATTRIBUTE_ERROR)) return;
     const s = this.program.summary(base.name);
@@ -922,6 +943,7 @@ class FileCheck {
 
   /** The classes of the checked file (module-level and nested), for overrides of its own subclasses. */
   private fileClasses(): Array<{ cls: ClassInfo; summary: ModuleSummary }> {
+    this.usedFileClasses = true;
     if (this.ownClasses) return this.ownClasses;
     const out: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
     const add = (c: ClassInfo): void => {
@@ -994,11 +1016,12 @@ class FileCheck {
     }
     const { spec } = resolved;
     if (spec.kind === 'unknown') {
-      if (!isTargetValue(resolved.value)) return;
+      if (!isTargetValue(resolved.value, (x) => this.isUser(x))) return;
       this.unknownCall(call, nameNode, fn.text, spec.reason);
       return;
     }
-    if (this.isUserDefined(spec.qualname) && spec.alternatives.every((a) => a.every((s) => this.isUserDefined(s.qualname)))) return;
+    // the user's own definitions are not checked (a user class that inherits a target __init__ is)
+    if (!this.opts.moduleName && spec.alternatives.every((a) => a.every((s) => this.definedByUser(s)))) return;
     const parsed = this.callArgs(call);
     if (!parsed) return;
     const results = bindAlternatives(spec, parsed.args);
@@ -1016,7 +1039,7 @@ class FileCheck {
           return s2.kind === 'known' ? outcomeKey(bindAlternatives(s2, parsed.args)) : undefined;
         },
         this.fileClasses(),
-        receiver.summary.name !== USER_MODULE,
+        !this.isUser(receiver.summary),
       );
       if (why) {
         this.unknownCall(call, nameNode, spec.qualname, why);
@@ -1149,15 +1172,15 @@ function clip(text: string): string {
  * as an unknown call in the statistics). A trail that ends in a value the engine does not model,
  * outside the target, or in a compiled module is no checkable call at all.
  */
-function isTargetValue(v: Value): boolean {
+function isTargetValue(v: Value, isUser: (s: ModuleSummary) => boolean): boolean {
   switch (v.kind) {
     case 'function':
     case 'class':
-      return v.summary.name !== USER_MODULE;
+      return !isUser(v.summary);
     case 'partial':
-      return isTargetValue(v.base);
+      return isTargetValue(v.base, isUser);
     case 'anyOf':
-      return v.values.every((x) => isTargetValue(x));
+      return v.values.every((x) => isTargetValue(x, isUser));
     case 'namedtuple':
       return !v.qualname.startsWith(USER_MODULE + '.');
     default:

@@ -625,6 +625,29 @@ export class Program {
     });
   }
 
+  /** The module is the user's own (found in a folder of user code), not the target's. */
+  isUserModule(name: string): boolean {
+    return this.target.userRoots.length > 0 && !this.overlays.has(name) && this.target.isUser(this.target.findModule(name));
+  }
+
+  /** Files of the user's own modules summarised so far (the paths their definitions carry). */
+  private readonly userFiles = new Set<string>();
+
+  isUserFile(file: string): boolean {
+    return this.userFiles.has(file);
+  }
+
+  /** A dotted name defined in a module of the user's own code. */
+  isUserQualname(qualname: string): boolean {
+    if (this.target.userRoots.length === 0) return false;
+    const parts = qualname.split('.');
+    for (let i = parts.length - 1; i >= 1; i--) {
+      const m = parts.slice(0, i).join('.');
+      if (this.target.findModule(m)) return this.isUserModule(m);
+    }
+    return false;
+  }
+
   inTarget(moduleName: string): boolean {
     return this.overlays.has(moduleName) || this.target.findModule(moduleName) !== null;
   }
@@ -643,6 +666,7 @@ export class Program {
       return cached.summary;
     }
     let summary: ModuleSummary | null = null;
+    const user = this.target.isUser(file);
     try {
       const root = file.root;
       const rel = file.rel;
@@ -652,7 +676,7 @@ export class Program {
         this.fromCache++;
       } else {
         const text = hit ? hit.text : root.readText(rel);
-        if (text === undefined) this.onError?.(name, new Error(`${root.displayPath(rel)} cannot be read`));
+        if (text === undefined && !user) this.onError?.(name, new Error(`${root.displayPath(rel)} cannot be read`));
         if (text !== undefined) {
           summary = summarizeModule(text, name, file.isPackage, root.displayPath(rel));
           this.filesRead.add(summary.file);
@@ -661,9 +685,11 @@ export class Program {
         }
       }
     } catch (e) {
-      this.onError?.(name, e);
+      // the user's own modules are followed where they can be; the target must be read in full
+      if (!user) this.onError?.(name, e);
       summary = null;
     }
+    if (user && summary) this.userFiles.add(summary.file);
     this.modules.set(name, { version, summary, generation: this.generation });
     return summary;
   }

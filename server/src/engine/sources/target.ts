@@ -46,11 +46,32 @@ export function openRoot(spec: string): SourceRoot {
 export class Target {
   private readonly cache = new Map<string, ModuleFile | null>();
 
-  constructor(readonly roots: SourceRoot[]) {}
+  /**
+   * `userRoots`: folders of the user's own code, searched after the target's roots for top-level
+   * names the target lacks (a user module never shadows the target's own).
+   */
+  constructor(
+    readonly roots: SourceRoot[],
+    readonly userRoots: SourceRoot[] = [],
+  ) {}
 
-  static open(specs: string[]): Target {
+  static open(specs: string[], userFolders: string[] = []): Target {
     if (specs.length === 0) throw new TargetError('no target given');
-    return new Target(specs.map(openRoot));
+    const roots = specs.map(openRoot);
+    const user: SourceRoot[] = [];
+    for (const dir of userFolders) {
+      try {
+        if (fs.statSync(dir).isDirectory()) user.push(new DirectoryRoot(dir));
+      } catch {
+        // a folder that is not there holds no user module
+      }
+    }
+    return new Target(roots, user);
+  }
+
+  /** The module was found in a folder of the user's own code, not in the target. */
+  isUser(file: ModuleFile | null): boolean {
+    return !!file && this.userRoots.includes(file.root);
   }
 
   get label(): string {
@@ -82,7 +103,13 @@ export class Target {
 
   private lookup(name: string): ModuleFile | null {
     const dot = name.lastIndexOf('.');
-    if (dot < 0) return findIn(name, name, this.roots.map((root) => ({ root, rel: '' })));
+    if (dot < 0) {
+      const found = findIn(name, name, this.roots.map((root) => ({ root, rel: '' })));
+      if (found || this.userRoots.length === 0) return found;
+      const user = findIn(name, name, this.userRoots.map((root) => ({ root, rel: '' })));
+      // a user folder's plain subfolder (no __init__) is no package of the user's
+      return user && (user.rel !== undefined || user.compiled) ? user : null;
+    }
     const parent = this.findModule(name.slice(0, dot));
     if (!parent || !parent.isPackage) return null;
     return findIn(name, name.slice(dot + 1), parent.packageDirs);
