@@ -20,7 +20,7 @@ describe('apidrift check', () => {
     assert.equal(r.code, 1, r.stderr);
     const lines = r.stdout.trim().split('\n');
     assert.match(lines[0], /stdlib311_user\.py:\d+:\d+: error \[unknown-import\] .*SafeConfigParser/);
-    assert.match(lines[lines.length - 1], /^5 findings in 1 file \(\d+ calls checked, \d+ unknown, \d+ target modules read, \d+ ms\)$/);
+    assert.match(lines[lines.length - 1], /^5 findings in 1 file \(\d+ calls checked, \d+ unknown, \d+ untraced, \d+ target modules read, \d+ ms\)$/);
   });
 
   it('exits 0 when the code binds', () => {
@@ -36,7 +36,7 @@ describe('apidrift check', () => {
     assert.equal(r.code, 1, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.equal(out.version, 1);
-    assert.deepEqual(Object.keys(out.stats).sort(), ['callsChecked', 'callsUnknown', 'files', 'ms', 'targetModulesRead']);
+    assert.deepEqual(Object.keys(out.stats).sort(), ['callsChecked', 'callsUnknown', 'callsUntraced', 'files', 'ms', 'targetModulesRead']);
     assert.equal(out.stats.files, 1);
     assert.ok(out.stats.callsChecked > 0 && out.stats.targetModulesRead > 0);
     const kw = out.diagnostics.find((d: { code: string; param: string }) => d.code === 'unexpected-keyword' && d.param === 'isdst');
@@ -89,5 +89,23 @@ describe('apidrift check', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('--list-calls lists every call into the target with its status and reason (JSON and text)', () => {
+    const user = path.join(FIXTURES, 'receivers', 'user.py');
+    const target = path.join(FIXTURES, 'receivers', 'v2');
+    const r = run(['check', '--format', 'json', '--list-calls', '--target', target, user]);
+    assert.equal(r.code, 1, r.stderr);
+    const out = JSON.parse(r.stdout);
+    const byStatus = (s: string): Array<{ reason: string | null }> => out.calls.filter((c: { status: string }) => c.status === s);
+    assert.equal(byStatus('checked').length, out.stats.callsChecked);
+    assert.equal(byStatus('unknown').length, out.stats.callsUnknown);
+    assert.equal(byStatus('untraced').length, out.stats.callsUntraced);
+    assert.ok(out.stats.callsUntraced > 0 && out.stats.callsUnknown > 0);
+    for (const c of [...byStatus('unknown'), ...byStatus('untraced')]) assert.ok(c.reason, JSON.stringify(c));
+    for (const c of out.calls) assert.deepEqual(Object.keys(c).sort(), ['callee', 'file', 'range', 'reason', 'status']);
+    const text = run(['check', '--list-calls', '--target', target, user]);
+    assert.match(text.stdout, /user\.py:\d+:\d+: untraced self\.helper\.help \(assigned instances of HelperA and of HelperB\)/);
+    assert.match(text.stdout, /user\.py:\d+:\d+: checked rlib\.runner\.Scheduler\.schedule\n/);
   });
 });

@@ -26,6 +26,8 @@ export interface FunctionInfo {
   forwardsToSuper: boolean;
   /** The return annotation's text (whitespace collapsed, comments dropped), if any. */
   returns?: string;
+  /** `__new__`: every `return` hands back `super().__new__(...)` or `object.__new__(...)` (an instance of the class or a subclass). */
+  newBuildsInstance?: boolean;
 }
 
 export interface FieldInfo {
@@ -318,6 +320,10 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     info.forwardsToSuper = call.test(text) && !rebinds.test(text);
   }
   if (decorators.length > 0) info.forbidsExtra = /\bextra\s*=\s*["']forbid["']/.test(bodyText(def));
+  if (name === '__new__') {
+    const returns = [...bodyText(def).matchAll(/^[ \t]*return\b(.*)$/gm)].map((m) => m[1].trim());
+    if (returns.length > 0 && returns.every((r) => /^(super\(\s*(\w+\s*,\s*\w+\s*)?\)|object)\.__new__\(/.test(r))) info.newBuildsInstance = true;
+  }
   if (!body) return info;
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);

@@ -130,8 +130,11 @@ export class Receivers {
   callResult(callee: Value): Value {
     if (callee.kind === 'class') {
       if (this.callables.buildsPlainInstance(callee.cls, callee.summary)) return { kind: 'instance', cls: callee.cls, summary: callee.summary };
-      // a `__new__` of its own may hand back an instance of a subclass (a registry of replacements)
-      if (this.callables.constructorSpec(callee.cls, callee.summary).kind === 'known') return { kind: 'instance', cls: callee.cls, summary: callee.summary, declared: true };
+      // a `__new__` that hands back what `object.__new__` builds, maybe for a subclass (a registry
+      // of replacements): an instance of the class or of a subclass
+      if (this.callables.constructorSpec(callee.cls, callee.summary).kind === 'known' && this.newBuildsInstance(callee.cls, callee.summary)) {
+        return { kind: 'instance', cls: callee.cls, summary: callee.summary, declared: true };
+      }
       return unknown(`${callee.cls.name}(...) may not build a plain instance`);
     }
     if (callee.kind === 'function') {
@@ -147,6 +150,18 @@ export class Receivers {
     // what a function outside the target returns is outside the target too
     if (callee.kind === 'external' || callee.kind === 'special') return { kind: 'external', qualname: `${callee.kind === 'external' ? callee.qualname : callee.name}()` };
     return unknown('the value of a call');
+  }
+
+  /** Every `__new__` along the MRO returns `super().__new__(...)` / `object.__new__(...)`, and no class writes attributes by computed names. */
+  private newBuildsInstance(cls: ClassInfo, summary: ModuleSummary): boolean {
+    const mro = this.callables.mro(cls, summary);
+    if (!mro) return false;
+    for (const e of mro) {
+      if (e.kind !== 'class') continue;
+      if (e.cls.instanceAttrs.has('*')) return false;
+      for (const b of e.cls.members.get('__new__') ?? []) if (b.kind !== 'def' || !b.fn.newBuildsInstance) return false;
+    }
+    return true;
   }
 
   private transparentDecorators(fn: FunctionInfo, summary: ModuleSummary): boolean {
