@@ -149,4 +149,39 @@ describe('receivers', () => {
       fs.rmSync(proj, { recursive: true, force: true });
     }
   });
+
+  it('a class decorator that may patch the class leaves its methods unknown; one that returns it untouched does not', async () => {
+    const lib = tempTree({
+      'dlib/__init__.py': [
+        'def patch(cls):',
+        '    cls.run = lambda self, *a: None',
+        '    return cls',
+        '',
+        'def register(cls):',
+        '    REGISTRY.append(cls.__name__)',
+        '    return cls',
+        '',
+        'REGISTRY = []',
+        '',
+        '@patch',
+        'class Patched:',
+        '    def run(self, x):',
+        '        pass',
+        '',
+        '@register',
+        'class Registered:',
+        '    def run(self, x):',
+        '        pass',
+        '',
+      ].join('\n'),
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const r = engine.check(['from dlib import Patched, Registered', 'def f():', '    p = Patched()', '    p.run(1, 2)', '    q = Registered()', '    q.run(1, 2)', ''].join('\n'), 'user.py');
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['6:too-many-positional']);
+      assert.ok(r.calls.some((c) => c.range.start.line === 3 && c.status !== 'checked' && c.status !== undefined), JSON.stringify(r.calls));
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
 });

@@ -26,6 +26,8 @@ export interface FunctionInfo {
   forwardsToSuper: boolean;
   /** The return annotation's text (whitespace collapsed, comments dropped), if any. */
   returns?: string;
+  /** Decorators that return their first parameter: the attributes they write on it (`*`: computed names). */
+  patchedAttrs?: string[];
   /** `__new__`: every `return` hands back `super().__new__(...)` or `object.__new__(...)` (an instance of the class or a subclass). */
   newBuildsInstance?: boolean;
 }
@@ -262,6 +264,28 @@ function returnsName(stmts: Node[], name: string): boolean {
   return last.namedChildren[0]?.type === 'identifier' && last.namedChildren[0]?.text === name;
 }
 
+/** The attributes a body writes on `name` (`name.x = ...`, `setattr(name, "x", ...)`; `*` for a computed name). */
+function attributesWritten(body: Node, name: string): string[] {
+  const out = new Set<string>();
+  const visit = (n: Node): void => {
+    if (n.type === 'assignment' || n.type === 'augmented_assignment') {
+      const m = /^(\w+)\.(\w+)$/.exec(n.childForFieldName('left')?.text.replace(/\s+/g, '') ?? '');
+      if (m && m[1] === name) out.add(m[2]);
+    }
+    if (n.type === 'call') {
+      const f = n.childForFieldName('function')?.text;
+      const args = n.childForFieldName('arguments')?.namedChildren ?? [];
+      if ((f === 'setattr' || f === 'type.__setattr__') && args[0]?.text === name) {
+        const lit = args[1] ? stringValue(args[1]) : undefined;
+        out.add(lit ?? '*');
+      }
+    }
+    for (const c of n.namedChildren) if (c && c.type !== 'function_definition' && c.type !== 'class_definition') visit(c);
+  };
+  visit(body);
+  return [...out].sort();
+}
+
 function patchesOrRebinds(body: Node, name: string): boolean {
   let found = false;
   const visit = (n: Node): void => {
@@ -329,7 +353,11 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   info.deprecation = deprecationOf(stmts);
   const first = paramName(params[0]);
   const last = stmts[stmts.length - 1];
-  if (first && returnsName(stmts, first) && params[0].kind !== 'varargs' && !patchesOrRebinds(body, first)) info.returnsFirstArg = true;
+  if (first && returnsName(stmts, first) && params[0].kind !== 'varargs' && !patchesOrRebinds(body, first)) {
+    info.returnsFirstArg = true;
+    const patched = attributesWritten(body, first);
+    if (patched.length) info.patchedAttrs = patched;
+  }
   if (last?.type === 'return_statement' && last.namedChildren[0]?.type === 'identifier') {
     const innerName = last.namedChildren[0].text;
     for (const s of stmts) {

@@ -283,7 +283,7 @@ export class Callables {
     return result;
   }
 
-  private classDecorator(d: Expr, summary: ModuleSummary): DecoratorKind {
+  classDecorator(d: Expr, summary: ModuleSummary): DecoratorKind {
     const isCall = d.kind === 'call';
     const callee = this.program.evalExpr(isCall ? d.callee : d, summary);
     if (callee.kind === 'special') {

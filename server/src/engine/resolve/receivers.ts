@@ -152,6 +152,14 @@ export class Receivers {
     return unknown('the value of a call');
   }
 
+  /** The attributes a class decorator writes on the class (it returns the class itself). */
+  private patchedBy(d: Expr, summary: ModuleSummary): string[] {
+    const v = this.program.evalExpr(d.kind === 'call' ? d.callee : d, summary);
+    if (v.kind !== 'function') return [];
+    const fn = d.kind === 'call' ? v.fn.returnedInner : v.fn;
+    return fn?.patchedAttrs ?? [];
+  }
+
   /** Every `__new__` along the MRO returns `super().__new__(...)` / `object.__new__(...)`, and no class writes attributes by computed names. */
   private newBuildsInstance(cls: ClassInfo, summary: ModuleSummary): boolean {
     const mro = this.callables.mro(cls, summary);
@@ -194,6 +202,13 @@ export class Receivers {
       if (e.kind === 'class') {
         if (e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
         if (e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
+        // a class decorator that may patch or replace the class may change any of its methods
+        for (const d of e.cls.decorators) {
+          const k = this.callables.classDecorator(d, e.summary);
+          if (k.kind === 'unknown') return unknown(`${e.cls.name} is decorated: ${k.reason}`);
+          const patched = this.patchedBy(d, e.summary);
+          if (patched.includes(attr) || patched.includes('*')) return unknown(`the decorator of ${e.cls.name} sets its ${attr}`);
+        }
         classes.push({ cls: e.cls, summary: e.summary });
       } else if (e.kind === 'special' && (TRANSPARENT_BASES.has(e.name) || e.name === 'typing.Protocol')) {
         continue;
