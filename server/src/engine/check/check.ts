@@ -82,7 +82,9 @@ type LocalBinding =
   /** A parameter: its annotation's text, and whether it is the first one of its function. */
   | { kind: 'param'; annotation?: string; first: boolean }
   /** `with value as name` */
-  | { kind: 'with'; value: Node };
+  | { kind: 'with'; value: Node }
+  /** `for name in iter` */
+  | { kind: 'for'; iter: Node };
 
 interface Scope {
   kind: 'module' | 'function' | 'class';
@@ -519,8 +521,19 @@ class FileCheck {
             for (const x of names) add(x, null);
             break;
           }
+          case 'for_statement': {
+            const left = c.childForFieldName('left');
+            const right = c.childForFieldName('right');
+            if (left?.type === 'identifier' && right) {
+              add(left.text, { kind: 'for', iter: right });
+              break;
+            }
+            const names: string[] = [];
+            identifierTargets(left, names);
+            for (const x of names) add(x, null);
+            break;
+          }
           case 'augmented_assignment':
-          case 'for_statement':
           case 'for_in_clause': {
             const names: string[] = [];
             identifierTargets(c.childForFieldName('left'), names);
@@ -582,8 +595,9 @@ class FileCheck {
             if (b.kind === 'assigned') return this.instanceFrom(b.value, s);
             if (b.kind === 'param') return this.parameterValue(b, s);
             if (b.kind === 'with') return this.enteredValue(b.value, s);
+            if (b.kind === 'for') return this.loopValue(b.iter, s);
           }
-          if (list.some((b) => b === null || b.kind === 'assigned' || b.kind === 'param' || b.kind === 'with')) return undefined;
+          if (list.some((b) => b === null || b.kind === 'assigned' || b.kind === 'param' || b.kind === 'with' || b.kind === 'for')) return undefined;
           const values = (list as Binding[]).map((b) => this.program.valueOfBinding(b, this.summary, 0));
           return values.length === 1 ? values[0] : { kind: 'anyOf', values };
         }
@@ -626,6 +640,22 @@ class FileCheck {
     if (!b.annotation) return undefined;
     const v = this.checker.receivers.annotated(b.annotation, this.summary);
     return v.kind === 'instance' || (v.kind === 'unknown' && v.target) ? v : undefined;
+  }
+
+  /** `for x in c` / `for x in c.values()` / `for x in c.keys()`: an element of a container whose annotation says what it holds. */
+  private loopValue(iter: Node, scope: Scope): Value | undefined {
+    let how: 'iter' | 'values' = 'iter';
+    let over = iter;
+    if (iter.type === 'call' && (iter.childForFieldName('arguments')?.namedChildren.length ?? 1) === 0) {
+      const fn = iter.childForFieldName('function');
+      const m = fn?.type === 'attribute' ? fn.childForFieldName('attribute')?.text : undefined;
+      const obj = fn?.childForFieldName('object');
+      if (!obj || (m !== 'values' && m !== 'keys')) return undefined;
+      how = m === 'values' ? 'values' : 'iter';
+      over = obj;
+    }
+    const c = this.valueOfExpr(over, scope);
+    return c ? this.checker.receivers.element(c, how) : undefined;
   }
 
   /** `with value as name`: the object `__enter__` returns, when it returns the instance itself. */
@@ -684,6 +714,16 @@ class FileCheck {
       if (!base) return undefined;
       if (base.kind === 'instance') return this.checker.receivers.member(base, attr.text);
       return this.program.attribute(base, attr.text);
+    }
+    if (node.type === 'subscript') {
+      const inner = node.childForFieldName('value');
+      const c = inner ? this.valueOfExpr(inner, scope) : undefined;
+      return c && node.childrenForFieldName('subscript').length === 1 && node.childForFieldName('subscript')?.type !== 'slice' ? this.checker.receivers.element(c, 'item') : undefined;
+    }
+    if (node.type === 'call' && node.childForFieldName('function')?.type === 'attribute' && node.childForFieldName('function')?.childForFieldName('attribute')?.text === 'get') {
+      const obj = node.childForFieldName('function')!.childForFieldName('object');
+      const c = obj ? this.valueOfExpr(obj, scope) : undefined;
+      if (c?.kind === 'external' && c.args) return this.checker.receivers.element(c, 'item');
     }
     if (node.type === 'call' || node.type === 'parenthesized_expression') {
       if (node.type === 'parenthesized_expression') {

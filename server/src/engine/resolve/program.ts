@@ -25,8 +25,11 @@ export type Value =
   | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo }
   /** A library object known by name (see specials.ts). */
   | { kind: 'special'; name: string }
-  /** Something outside the target, by dotted name. */
-  | { kind: 'external'; qualname: string }
+  /**
+   * Something outside the target, by dotted name. `args`: the type arguments of the annotation
+   * that named it (`list[C]`), to be read in `summary`, for the elements of containers.
+   */
+  | { kind: 'external'; qualname: string; args?: string[]; summary?: ModuleSummary }
   | { kind: 'partial'; base: Value; args: ArgExpr[] }
   /** `defaults`: the source text of the defaults of the rightmost fields. */
   | { kind: 'namedtuple'; fields: string[]; defaults: string[]; qualname: string; file: string; line: number }

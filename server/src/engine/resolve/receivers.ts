@@ -59,6 +59,26 @@ export function annotatedName(text: string): string | undefined {
   return /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(t) ? t : undefined;
 }
 
+/** Containers whose type argument is the type of their elements. */
+const SEQUENCES = new Set(['list', 'set', 'frozenset', 'List', 'Set', 'FrozenSet', 'Sequence', 'MutableSequence', 'Iterable', 'Iterator', 'Collection', 'AbstractSet', 'MutableSet', 'deque', 'Deque', 'Generator', 'AsyncIterator', 'AsyncIterable']);
+/** Mappings: keys are the first type argument, values the second. */
+const MAPPINGS = new Set(['dict', 'Dict', 'Mapping', 'MutableMapping', 'defaultdict', 'DefaultDict', 'OrderedDict']);
+
+/** The type arguments of an annotation (`dict[str, C]` gives `str` and `C`), after unwrapping as `annotatedName` does. */
+export function typeArguments(text: string): string[] | undefined {
+  let t = text.trim();
+  const q = /^(['"])(.*)\1$/s.exec(t);
+  if (q) t = q[2].trim();
+  const opt = /^(?:typing\.|t\.)?Optional\[(.*)\]$/s.exec(t);
+  if (opt) t = opt[1].trim();
+  const parts = splitTopLevel(t, '|').filter((p) => p !== 'None');
+  if (parts.length !== 1) return undefined;
+  const g = /^[A-Za-z_][\w.]*\[(.*)\]$/s.exec(parts[0]);
+  if (!g) return undefined;
+  const args = splitTopLevel(g[1], ',').filter((a) => a !== '');
+  return args.length ? args : undefined;
+}
+
 function splitTopLevel(t: string, sep: string): string[] {
   const out: string[] = [];
   let depth = 0;
@@ -96,7 +116,11 @@ export class Receivers {
     if (bound) return bound.text === text ? unknown('a TypeVar bound to itself') : this.annotated(bound.text, bound.summary, owner);
     const v = this.annotationValue(name, summary);
     // builtins and classes outside the target: calls on them are not calls into the target
-    if (v.kind === 'special' || v.kind === 'external') return { kind: 'external', qualname: v.kind === 'special' ? v.name : v.qualname };
+    if (v.kind === 'special' || v.kind === 'external') {
+      const qualname = v.kind === 'special' ? v.name : v.qualname;
+      const args = typeArguments(text);
+      return args ? { kind: 'external', qualname, args, summary } : { kind: 'external', qualname };
+    }
     if (v.kind !== 'class') return unknown(`the annotation ${text} is not a class the engine can see`);
     if (this.isInterface(v.cls, v.summary)) return { kind: 'unknown', reason: `${v.cls.name} is a Protocol: any class with the right methods may stand for it`, target: true };
     return { kind: 'instance', cls: v.cls, summary: v.summary, declared: true };
@@ -110,6 +134,22 @@ export class Receivers {
     let v = this.program.valueOfBindings(tc, summary, 0);
     for (const p of parts.slice(1)) v = this.program.attribute(v, p);
     return v;
+  }
+
+  /**
+   * An element of a container whose annotation gave its type arguments: `how` is `iter` (a `for`
+   * loop over it), `item` (`c[i]`, `c.get(k)`) or `values` (a loop over `c.values()`).
+   */
+  element(v: Value, how: 'iter' | 'item' | 'values'): Value | undefined {
+    if (v.kind !== 'external' || !v.args || !v.summary) return undefined;
+    const name = v.qualname.replace(/^(builtins|typing|collections\.abc|collections|typing_extensions)\./, '');
+    let arg: string | undefined;
+    if (SEQUENCES.has(name)) arg = how === 'values' ? undefined : v.args.length === 1 ? v.args[0] : undefined;
+    else if (name === 'tuple') arg = v.args.length === 2 && v.args[1] === '...' && how !== 'values' ? v.args[0] : undefined;
+    else if (MAPPINGS.has(name)) arg = v.args.length === 2 ? (how === 'iter' ? v.args[0] : v.args[1]) : undefined;
+    if (!arg) return undefined;
+    const r = this.annotated(arg, v.summary);
+    return r.kind === 'instance' || r.kind === 'external' ? r : undefined;
   }
 
   /** `T = TypeVar("T", bound=C)`: a value annotated T is an instance of C or of a subclass. */
@@ -325,7 +365,11 @@ export class Receivers {
 /** One class from several sources, when they all name the same one (exact only when all are exact). */
 export function agree(values: Value[]): Value {
   if (values.length === 0) return unknown('nothing assigns it');
-  if (values.every((v) => v.kind === 'external')) return values[0];
+  if (values.every((v) => v.kind === 'external')) {
+    const first = values[0] as Extract<Value, { kind: 'external' }>;
+    const same = values.every((v) => v.kind === 'external' && v.qualname === first.qualname && JSON.stringify(v.args) === JSON.stringify(first.args) && v.summary === first.summary);
+    return same ? first : { kind: 'external', qualname: first.qualname };
+  }
   let cls: Instance | undefined;
   let declared = false;
   for (const v of values) {
