@@ -192,12 +192,36 @@ export class Receivers {
     return unknown('the value of a call');
   }
 
-  /** The attributes a class decorator writes on the class (it returns the class itself). */
-  private patchedBy(d: Expr, summary: ModuleSummary): string[] {
-    const v = this.program.evalExpr(d.kind === 'call' ? d.callee : d, summary);
-    if (v.kind !== 'function') return [];
-    const fn = d.kind === 'call' ? v.fn.returnedInner : v.fn;
-    return fn?.patchedAttrs ?? [];
+  /**
+   * The function a decorator applies: a function, a factory's inner function, or a method of a
+   * module-level instance (`@REGISTRY.register(...)`).
+   */
+  private decoratorFunction(d: Expr, summary: ModuleSummary): FunctionInfo | undefined {
+    const callee = d.kind === 'call' ? d.callee : d;
+    let v = this.program.evalExpr(callee, summary);
+    if (v.kind !== 'function' && callee.kind === 'attr' && callee.base.kind === 'name') {
+      const inst = this.moduleInstance(summary, callee.base.name, 0);
+      if (inst) v = this.member(inst, callee.attr);
+    }
+    if (v.kind !== 'function') return undefined;
+    return d.kind === 'call' ? v.fn.returnedInner : v.fn;
+  }
+
+  /** A module-level name bound once to `C(...)` (followed through `from` imports): an instance of C. */
+  moduleInstance(summary: ModuleSummary, name: string, depth: number): Instance | undefined {
+    if (depth > 8 || summary.dynamic) return undefined;
+    const bs = summary.bindings.get(name);
+    if (!bs || bs.length !== 1) return undefined;
+    const b = bs[0];
+    if (b.kind === 'value' && b.expr.kind === 'call') {
+      const r = this.callResult(this.program.evalExpr(b.expr.callee, summary));
+      return r.kind === 'instance' ? r : undefined;
+    }
+    if (b.kind === 'from') {
+      const s = this.program.summary(b.module);
+      return s ? this.moduleInstance(s, b.name, depth + 1) : undefined;
+    }
+    return undefined;
   }
 
   /** Every `__new__` along the MRO returns `super().__new__(...)` / `object.__new__(...)`, and no class writes attributes by computed names. */
@@ -244,9 +268,13 @@ export class Receivers {
         if (e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
         // a class decorator that may patch or replace the class may change any of its methods
         for (const d of e.cls.decorators) {
-          const k = this.callables.classDecorator(d, e.summary);
-          if (k.kind === 'unknown') return unknown(`${e.cls.name} is decorated: ${k.reason}`);
-          const patched = this.patchedBy(d, e.summary);
+          const fn = this.decoratorFunction(d, e.summary);
+          // a registry that hands the class back (maybe after writing attributes on it) keeps its methods
+          if (!fn?.returnsFirstArg) {
+            const k = this.callables.classDecorator(d, e.summary);
+            if (k.kind === 'unknown') return unknown(`${e.cls.name} is decorated: ${k.reason}`);
+          }
+          const patched = fn?.patchedAttrs ?? [];
           if (patched.includes(attr) || patched.includes('*')) return unknown(`the decorator of ${e.cls.name} sets its ${attr}`);
         }
         classes.push({ cls: e.cls, summary: e.summary });
