@@ -136,7 +136,11 @@ export function collectFiles(paths: string[], warn: (msg: string) => void, confi
     } catch {
       throw new UsageError(`no such file or folder: ${p}`);
     }
-    if (st.isDirectory()) walk(p, ancestorRules(path.resolve(p)));
+    if (st.isDirectory()) {
+      // a folder named explicitly is searched even when the rules above it exclude it (then without those rules)
+      const above = ancestorRules(path.resolve(p));
+      walk(p, gitIgnored(above, path.resolve(p), true) ? [] : above);
+    }
     else if (!st.isFile()) warn(`skipped ${p}: not a regular file`);
     else if (/\.(pyi?|ipynb|whl|zip)$/i.test(p) || isPythonScript(p)) files.push(p);
     else throw new UsageError(`${p} is not a Python file, a notebook (.ipynb) or an archive (.whl/.zip)`);
