@@ -12,7 +12,8 @@
 # test/e2e/codeServer.js resolves the same directory the same way.
 #
 # Idempotent: a marker file is written at the end; when it is present and matches the
-# requested versions the script only checks the apt packages and exits.
+# requested versions the script only checks the apt packages and exits. `npm test` runs it
+# first (pretest), so the README's test command works on a fresh machine.
 #
 # Environment:
 #   APIDRIFT_CODE_SERVER_HOME / APIDRIFT_E2E_HOME   cache directory (see above)
@@ -30,6 +31,13 @@ MARKER_CONTENT="code-server=$CS_VERSION playwright-core=$PW_VERSION"
 APT_PACKAGES=(chromium ripgrep libkrb5-dev pkg-config)
 
 START_TS=$(date +%s)
+
+# Two test runs at once (two work trees of one machine) install one after the other.
+mkdir -p "$(dirname "$CACHE")"
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$CACHE.lock"
+  flock 9
+fi
 log() { printf '[install-e2e] %s\n' "$*"; }
 die() { printf '[install-e2e] ERROR: %s\n' "$*" >&2; exit 1; }
 run() { log "+ $*"; "$@"; }

@@ -1,24 +1,33 @@
 #!/usr/bin/env node
 /**
- * apidrift's command line: `apidrift check --target PATH [--target PATH ...] [--format text|json] PATH...`
+ * apidrift's command line: `apidrift check --target PATH [--target PATH ...] [--output-format FORMAT] PATH...`
  *
  * Exit codes: 0 nothing found, 1 findings, 2 usage or target error (one line on stderr).
+ * Output formats are in cli/formats.ts, which files are read in cli/files.ts, fixes in cli/fix.ts.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { type CallInfo, defaultCacheDir, Engine, type Finding, TargetError } from './engine';
+import { type CallInfo, defaultCacheDir, Engine, TargetError } from './engine';
+import { ConfigError, ConfigFinder } from './engine/config/pyproject';
 import { buildReport, formatReportMarkdown, formatReportText } from './engine/report/report';
 import { ZipRoot } from './engine/sources/zipRoot';
+import { checkFile, targetsOf } from './cli/checkFile';
+import { collectFiles, UsageError } from './cli/files';
+import { unifiedDiff } from './cli/fix';
+import { type CellFinding, NotebookError } from './cli/notebook';
+import { displayPath, formatCheck, formatReportGithub, hasBreakingChange, JSON_SCHEMA_VERSION, OUTPUT_FORMATS, type OutputFormat } from './cli/formats';
+import { version as VERSION } from '../../package.json';
 
-export const JSON_SCHEMA_VERSION = 1;
+export { collectFiles, JSON_SCHEMA_VERSION };
 
 /** Threads for building full indexes: both cores of a small machine, at most four. */
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
 
-const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] [--list-calls] [--source-root DIR ...] PATH...
-       apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--format text|json|markdown]
-       apidrift index --target PATH [--format text|json]
+const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--output-format FORMAT] [--output-file FILE] [--fix | --diff] [--unsafe-fixes] [--exit-zero] [--list-calls] [--source-root DIR ...] PATH...
+       apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--output-format text|json|markdown|github] [--exit-zero]
+       apidrift index --target PATH [--output-format text|json]
+       apidrift --version
 
   check: checks Python files (or folders, recursively, or an archive's members) against the
   target: the source of the library version you are moving to (a folder on the import path,
@@ -35,20 +44,35 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   index: builds (or loads from the cache) the full index of a target and reports its size and
   time: how to warm the cache in CI.
 
+  --output-format (or --format): check: text, json, sarif, github (workflow commands), gitlab
+  (code quality), junit. --output-file FILE writes the output there instead of stdout.
+  --fix applies safe fixes (renamed keywords, moved imports), --unsafe-fixes the others too
+  (removed arguments, guessed values); --diff prints them as a unified diff and writes nothing.
+  A fix that needs your input (a placeholder) is never applied. --exit-zero: exit 0 even when
+  something is found (diff: even when a change is breaking).
+
+  Configuration: [tool.apidrift] in the nearest pyproject.toml (target, baseline, include,
+  exclude, select, ignore, per-file-ignores, severity); the command line overrides it. Folders
+  are searched without venv, build, dist, site-packages, node_modules, dot-folders and what
+  .gitignore excludes; a path named on the command line is always checked.
+
   Targets: a folder, a .whl/.zip archive, or git:REPO@REF (a work tree or a bare repository).
   Summaries are cached in $XDG_CACHE_HOME/apidrift (default ~/.cache/apidrift); --no-cache
   bypasses the cache.
 
-exit codes: 0 no findings (hints such as deprecations do not count), 1 findings, 2 usage or target error`;
-
-class UsageError extends Error {}
+exit codes: 0 no findings (hints such as deprecations do not count), 1 findings (diff: a breaking change;
+  --diff: a fix to make), 2 usage or target error`;
 
 interface Args {
   command: 'check' | 'diff' | 'index';
   noCache: boolean;
   targets: string[];
   baseline: string[];
-  format: 'text' | 'json' | 'markdown';
+  format: OutputFormat | 'markdown';
+  outputFile?: string;
+  exitZero: boolean;
+  fix: 'none' | 'apply' | 'diff';
+  unsafeFixes: boolean;
   paths: string[];
   uses: string[];
   package?: string;
@@ -80,7 +104,7 @@ function userRoots(args: Args): string[] {
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
   if (command !== 'check' && command !== 'diff' && command !== 'index') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, listCalls: false, sourceRoots: [] };
+  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, exitZero: false, fix: 'none', unsafeFixes: false, listCalls: false, sourceRoots: [] };
   let collectingUses = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
@@ -99,17 +123,24 @@ function parseArgs(argv: string[]): Args {
     else if (command === 'diff' && (a === '--uses' || a.startsWith('--uses='))) {
       out.uses.push(value());
       collectingUses = true;
-    } else if (a === '--format' || a.startsWith('--format=')) {
+    } else if (a === '--format' || a.startsWith('--format=') || a === '--output-format' || a.startsWith('--output-format=')) {
       const f = value();
-      const allowed = command === 'diff' ? ['text', 'json', 'markdown'] : ['text', 'json'];
-      if (!allowed.includes(f)) throw new UsageError(`--format must be ${allowed.join(' or ')}, not '${f}'`);
+      const allowed: string[] = command === 'diff' ? ['text', 'json', 'markdown', 'github'] : command === 'index' ? ['text', 'json'] : [...OUTPUT_FORMATS];
+      if (!allowed.includes(f)) throw new UsageError(`${a.split('=')[0]} must be ${allowed.join(', ')}, not '${f}'`);
       out.format = f as Args['format'];
-    } else if (a === '--') out.paths.push(...rest.slice(i + 1)), (i = rest.length);
+    } else if (a === '--output-file' || a.startsWith('--output-file=')) out.outputFile = value();
+    else if (command !== 'index' && a === '--exit-zero') out.exitZero = true;
+    else if (command === 'check' && (a === '--fix' || a === '--diff')) {
+      if (out.fix !== 'none' && out.fix !== a.slice(2)) throw new UsageError('--fix and --diff cannot be used together');
+      out.fix = a === '--fix' ? 'apply' : 'diff';
+    } else if (command === 'check' && a === '--unsafe-fixes') out.unsafeFixes = true;
+    else if (a === '--') out.paths.push(...rest.slice(i + 1)), (i = rest.length);
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else if (collectingUses) out.uses.push(a);
     else out.paths.push(a);
   }
-  if (out.targets.length === 0) throw new UsageError('at least one --target is required');
+  if (out.targets.length === 0 && command !== 'check') throw new UsageError('at least one --target is required');
+  if (out.unsafeFixes && out.fix === 'none') throw new UsageError('--unsafe-fixes goes with --fix or --diff');
   if (command === 'check' && out.paths.length === 0) throw new UsageError('no files to check');
   if (command === 'index' && out.paths.length > 0) throw new UsageError(`unexpected argument '${out.paths[0]}'`);
   if (command === 'diff') {
@@ -117,49 +148,6 @@ function parseArgs(argv: string[]): Args {
     if (out.paths.length > 0) throw new UsageError(`unexpected argument '${out.paths[0]}' (use --uses for code to rank by)`);
   }
   return out;
-}
-
-/** Python files under the given paths, in a stable order; unreadable entries are reported, not fatal. */
-export function collectFiles(paths: string[], warn: (msg: string) => void): string[] {
-  const files: string[] = [];
-  const seen = new Set<string>();
-  const visit = (p: string, top: boolean): void => {
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(p);
-    } catch (e) {
-      if (top) throw new UsageError(`no such file or folder: ${p}`);
-      warn(`skipped ${p}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-      return;
-    }
-    if (st.isDirectory()) {
-      let real: string;
-      try {
-        real = fs.realpathSync(p);
-      } catch {
-        return;
-      }
-      if (seen.has(real)) return; // symlink loop
-      seen.add(real);
-      let entries: string[];
-      try {
-        entries = fs.readdirSync(p).sort();
-      } catch (e) {
-        warn(`skipped ${p}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-        return;
-      }
-      for (const e of entries) {
-        if (e.startsWith('.') || e === '__pycache__' || e === 'node_modules') continue;
-        visit(path.join(p, e), false);
-      }
-    } else if (!st.isFile()) {
-      warn(`skipped ${p}: not a regular file`);
-    } else if (top || /\.pyi?$/.test(p)) {
-      files.push(p);
-    }
-  };
-  for (const p of paths) visit(p, true);
-  return files;
 }
 
 /** A progress line on stderr, only when it is a terminal. */
@@ -176,6 +164,12 @@ function progress(io: { stderr: NodeJS.WritableStream }, what: string): (done: n
   };
 }
 
+/** Writes the output to --output-file, or to stdout. */
+function emit(io: { stdout: NodeJS.WritableStream }, args: Args, text: string): void {
+  if (args.outputFile) fs.writeFileSync(args.outputFile, text);
+  else io.stdout.write(text);
+}
+
 function finish(engine: Engine, code: number): number {
   engine.saveCache();
   return code;
@@ -186,8 +180,8 @@ async function runIndex(engine: Engine, args: Args, started: number, io: { stdou
   const index = await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing modules'));
   const ms = Math.round(performance.now() - started);
   const out = { version: JSON_SCHEMA_VERSION, target: engine.program.target.label, modules: index.modules.length, signatures: index.signatures, parsed: engine.program.filesRead.size, fromCache: index.fromCache ? index.modules.length : engine.program.fromCache, ms };
-  if (args.format === 'json') io.stdout.write(JSON.stringify(out, null, 2) + '\n');
-  else io.stdout.write(`${out.target}: ${out.modules} modules, ${out.signatures} signatures (${out.parsed} parsed, ${out.fromCache} from the cache) in ${ms} ms\n`);
+  if (args.format === 'json') emit(io, args, JSON.stringify(out, null, 2) + '\n');
+  else emit(io, args, `${out.target}: ${out.modules} modules, ${out.signatures} signatures (${out.parsed} parsed, ${out.fromCache} from the cache) in ${ms} ms\n`);
   return 0;
 }
 
@@ -218,10 +212,12 @@ async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout
     uses,
     onProgress: progress(io, 'comparing modules'),
   });
-  if (args.format === 'json') io.stdout.write(JSON.stringify({ version: JSON_SCHEMA_VERSION, ...report }, null, 2) + '\n');
-  else if (args.format === 'markdown') io.stdout.write(formatReportMarkdown(report));
-  else io.stdout.write(formatReportText(report));
-  return 0;
+  if (args.format === 'json') emit(io, args, JSON.stringify({ version: JSON_SCHEMA_VERSION, ...report }, null, 2) + '\n');
+  else if (args.format === 'markdown') emit(io, args, formatReportMarkdown(report));
+  else if (args.format === 'github') emit(io, args, formatReportGithub(report, process.cwd()));
+  else emit(io, args, formatReportText(report));
+  // a breaking change fails the run, so that a release can be gated on it
+  return hasBreakingChange(report) && !args.exitZero ? 1 : 0;
 }
 
 function readSource(file: string, warn: (msg: string) => void): string | undefined {
@@ -233,13 +229,13 @@ function readSource(file: string, warn: (msg: string) => void): string | undefin
   }
 }
 
-function formatText(f: Finding): string {
-  return `${f.file}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} [${f.code}] ${f.message}`;
-}
-
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    io.stdout.write(`apidrift ${VERSION}\n`);
     return 0;
   }
   let args: Args;
@@ -253,7 +249,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let targetErrors = 0;
   let engine: Engine;
   let files: string[];
+  const configs = new ConfigFinder();
   try {
+    if (args.command === 'check') Object.assign(args, targetsOf(args, args.paths, configs));
     engine = await Engine.open({ targets: args.targets, baseline: args.baseline, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index' });
     if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
     for (const p of [engine.program, engine.baseline?.program]) {
@@ -262,9 +260,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         io.stderr.write(`apidrift: cannot read target module ${name}: ${(error as Error).message ?? error}\n`);
       };
     }
-    files = collectFiles(args.command === 'diff' ? args.uses : args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`));
+    files = collectFiles(args.command === 'diff' ? args.uses : args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`), args.command === 'check' ? configs : undefined);
   } catch (e) {
-    if (e instanceof TargetError || e instanceof UsageError) {
+    if (e instanceof TargetError || e instanceof UsageError || e instanceof ConfigError) {
       io.stderr.write(`apidrift: ${e.message}\n`);
       return 2;
     }
@@ -272,7 +270,10 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   }
   if (args.command === 'diff') return finish(engine, await runDiff(engine, args, files, io));
   if (args.command === 'index') return finish(engine, await runIndex(engine, args, started, io));
-  const findings: Finding[] = [];
+  const findings: CellFinding[] = [];
+  const checked: string[] = [];
+  let fixedFindings = 0;
+  const fixedFiles: Array<{ file: string; before: string; after: string }> = [];
   let callsChecked = 0;
   let callsUnknown = 0;
   let callsUntraced = 0;
@@ -299,13 +300,23 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     if (text === undefined) continue;
     let r: ReturnType<Engine['check']>;
     try {
-      r = engine.check(text, file, undefined, module);
+      // archive members are not fixed in place
+      const fix = { mode: given === undefined ? args.fix : 'none', unsafe: args.unsafeFixes } as const;
+      const o = checkFile(engine, file, text, { module, config: given === undefined ? configs.forPath(file) : undefined, fix });
+      r = o.result;
+      findings.push(...o.findings);
+      fixedFindings += o.fixed;
+      if (o.fixedText !== undefined) fixedFiles.push({ file, before: text, after: o.fixedText });
     } catch (e) {
+      if (e instanceof ConfigError || e instanceof NotebookError) {
+        io.stderr.write(`apidrift: ${e.message}\n`);
+        return 2;
+      }
       io.stderr.write(`apidrift: skipped ${file}: could not check it (${(e as Error).message})\n`);
       continue;
     }
     for (const why of r.skipped) io.stderr.write(`apidrift: skipped part of ${file}: ${why}\n`);
-    findings.push(...r.findings);
+    checked.push(file);
     callsChecked += r.callsChecked;
     callsUnknown += r.callsUnknown;
     callsUntraced += r.callsUntraced;
@@ -313,35 +324,15 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     checkedFiles++;
   }
   const ms = Math.round(performance.now() - started);
-  if (args.format === 'json') {
-    const out = {
-      version: JSON_SCHEMA_VERSION,
-      diagnostics: findings.map((f) => ({
-        file: f.file,
-        range: f.range,
-        severity: f.severity,
-        code: f.code,
-        message: f.message,
-        callee: f.callee,
-        param: f.param,
-        definition: f.definition,
-        ...(f.change ? { change: f.change } : {}),
-        fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits })),
-      })),
-      ...(args.listCalls ? { calls: calls.map(({ file, call }) => ({ file, range: call.range, callee: call.callee, status: call.status ?? 'checked', reason: call.unknownReason ?? null })) } : {}),
-      stats: { files: checkedFiles, callsChecked, callsUnknown, callsUntraced, targetModulesRead: engine.modulesRead, ms },
-    };
-    io.stdout.write(JSON.stringify(out, null, 2) + '\n');
+  if (args.fix === 'diff') {
+    // the fixes as a unified diff, nothing written
+    emit(io, args, fixedFiles.map((f) => unifiedDiff(displayPath(f.file, process.cwd()), f.before, f.after)).join(''));
+    io.stderr.write(`apidrift: ${fixedFindings} finding${fixedFindings === 1 ? '' : 's'} would be fixed in ${fixedFiles.length} file${fixedFiles.length === 1 ? '' : 's'}\n`);
   } else {
-    for (const f of findings) io.stdout.write(formatText(f) + '\n');
-    for (const { file, call } of calls) {
-      const at = `${file}:${call.range.start.line + 1}:${call.range.start.character + 1}`;
-      io.stdout.write(`${at}: ${call.status ?? 'checked'} ${call.callee}${call.unknownReason ? ` (${call.unknownReason})` : ''}\n`.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, '?'));
-    }
-    io.stdout.write(
-      `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${checkedFiles} file${checkedFiles === 1 ? '' : 's'} ` +
-        `(${callsChecked} calls checked, ${callsUnknown} unknown, ${callsUntraced} untraced, ${engine.modulesRead} target modules read, ${ms} ms)\n`,
-    );
+    for (const f of fixedFiles) fs.writeFileSync(f.file, f.after);
+    if (args.fix === 'apply') io.stderr.write(`apidrift: fixed ${fixedFindings} finding${fixedFindings === 1 ? '' : 's'} in ${fixedFiles.length} file${fixedFiles.length === 1 ? '' : 's'}\n`);
+    const stats = { files: checkedFiles, callsChecked, callsUnknown, callsUntraced, targetModulesRead: engine.modulesRead, ms };
+    emit(io, args, formatCheck(args.format as OutputFormat, { findings, files: checked, stats, ...(args.listCalls ? { calls } : {}), version: VERSION, cwd: process.cwd() }));
   }
   engine.saveCache();
   // a target that could not be read in full gives no all-clear
@@ -349,7 +340,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     io.stderr.write(`apidrift: ${targetErrors} target module${targetErrors === 1 ? '' : 's'} could not be read: the results are incomplete\n`);
     return 2;
   }
-  // hints (deprecations) inform; errors and warnings fail the run
+  if (args.exitZero) return 0;
+  // hints (deprecations) inform; errors and warnings fail the run; --diff fails when there is a fix to make
+  if (args.fix === 'diff' && fixedFiles.length > 0) return 1;
   return findings.some((f) => f.severity === 'error' || f.severity === 'warning') ? 1 : 0;
 }
 

@@ -25,6 +25,11 @@ export interface Fix {
   snippet?: boolean;
   /** The fix a user most likely wants; at most one per finding. */
   preferred?: boolean;
+  /**
+   * `safe` when the fix keeps what the code means (a renamed keyword, a moved import); `unsafe`
+   * when it may change it (an argument removed, a value guessed). Absent means unsafe.
+   */
+  applicability?: 'safe' | 'unsafe';
 }
 
 export type Severity = 'error' | 'warning' | 'information' | 'hint';
@@ -39,7 +44,8 @@ export type FindingCode =
   | 'unknown-attribute'
   | 'unknown-module'
   | 'deprecated'
-  | 'changed-override';
+  | 'changed-override'
+  | 'unused-ignore';
 
 export interface SourceLocation {
   /** Path of the definition inside the target, as the target names it. */

@@ -20,6 +20,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Engine, type CheckResult, type Position, type Range } from '../engine';
+import { type ApidriftConfig, applyConfig, ConfigFinder } from '../engine/config/pyproject';
 import { toCodeAction, toDiagnostic } from './convert';
 import { detectEnvironments } from './detect';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
@@ -95,6 +96,19 @@ async function loadSettings(): Promise<Settings> {
   }
 }
 
+/** `[tool.apidrift]` of the nearest pyproject.toml (read again when the engine is re-opened); none while untrusted. */
+let configs = new ConfigFinder();
+
+function configFor(p: string | undefined): ApidriftConfig | undefined {
+  if (!environment.trusted || !p) return undefined;
+  try {
+    return configs.forPath(p);
+  } catch (e) {
+    log(`${(e as Error).message}`);
+    return undefined;
+  }
+}
+
 /** (Re)opens the engine when the targets changed. */
 function detected(): ReturnType<typeof detectEnvironments> {
   // in an untrusted workspace nothing of the workspace's own choosing is used
@@ -136,6 +150,14 @@ async function ensureEngine(): Promise<void> {
   resolvedTargets = settings.targets.map((t) => resolveTargetPath(t, workspaceFolder));
   resolvedBaseline = settings.baseline.map((t) => resolveTargetPath(t, workspaceFolder));
   targetOrigin = 'apidrift.targets';
+  // the settings override the workspace's pyproject.toml
+  configs = new ConfigFinder();
+  const config = configFor(workspaceFolder);
+  if (resolvedTargets.length === 0 && config?.target) {
+    resolvedTargets = config.target;
+    targetOrigin = `${path.basename(config.file)} [tool.apidrift]`;
+  }
+  if (resolvedBaseline.length === 0 && config?.baseline) resolvedBaseline = config.baseline;
   if (resolvedTargets.length === 0) {
     const env = detected()[0];
     if (env) {
@@ -274,6 +296,9 @@ async function validate(uri: string, version: number): Promise<void> {
   if (documents.get(uri)?.version !== version) return; // a newer version is on its way
   checkMs.set(uri, performance.now() - started);
   lastCheckAt = Date.now();
+  // what the pyproject.toml selects, ignores or re-grades (fix-all and quick fixes follow what is shown)
+  const file = uriToPath(uri);
+  result = { ...result, findings: applyConfig(result.findings, configFor(file), file) };
   results.set(uri, { version, result });
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });

@@ -16,6 +16,7 @@ import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
 import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
+import { applySuppressions } from './suppress';
 
 export const USER_MODULE = '__apidrift_user__';
 
@@ -97,15 +98,7 @@ interface Scope {
   cls?: ClassInfo;
 }
 
-const SUPPRESS = /#\s*(type:\s*ignore|apidrift:\s*ignore)\b(\[([^\]]*)\])?/;
-
-/** `# type: ignore` silences a line; `# apidrift: ignore[code, ...]` silences those codes (all without a list). */
-export function suppressed(line: string, code: string): boolean {
-  const m = SUPPRESS.exec(line);
-  if (!m) return false;
-  if (m[1].startsWith('type') || m[3] === undefined) return true;
-  return m[3].split(',').map((c) => c.trim()).includes(code);
-}
+export { suppressed } from './suppress';
 
 function rangeOf(n: Node): Range {
   return { start: { line: n.startPosition.row, character: n.startPosition.column }, end: { line: n.endPosition.row, character: n.endPosition.column } };
@@ -278,7 +271,7 @@ class FileCheck {
     } finally {
       this.program.removeOverlay(this.moduleName);
     }
-    const findings = this.findings.filter((f) => !suppressed(this.lines[f.range.start.line] ?? '', f.code));
+    const findings = applySuppressions(this.findings, this.lines, this.opts.file, (row, column) => this.root.descendantForPosition({ row, column })?.type === 'comment');
     findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
     const skipped = this.tooDeep ? [`parts nested deeper than ${MAX_VISIT_DEPTH} levels were not checked`] : [];
     return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, callsUntraced: this.callsUntraced, overrides: this.overrides, skipped, ...(memo ? { reused: this.reused } : {}) };

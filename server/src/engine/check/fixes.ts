@@ -36,7 +36,7 @@ export function fixRemoveArgument(lines: string[], args: Node[], index: number, 
     const close = argList.lastChild;
     edit = { range: { start: s, end: close && close.type === ')' ? startOf(close) : e }, newText: '' };
   }
-  return { title: `Remove argument ${param}=`, edits: [edit], preferred: true };
+  return { title: `Remove argument ${param}=`, edits: [edit], preferred: true, applicability: 'unsafe' };
 }
 
 /** Chooses a value for a missing parameter: a name in scope equal to it, or an upper-case constant ending in it. */
@@ -73,12 +73,12 @@ export function fixInsertArgument(lines: string[], args: Node[], argList: Node, 
       edit = { range: { start: e, end: e }, newText: `, ${text}` };
     }
   }
-  return { title, edits: [edit], snippet: !value, preferred: true };
+  return { title, edits: [edit], snippet: !value, preferred: true, applicability: 'unsafe' };
 }
 
 /** Renames a keyword argument that starts at `at`: `old=value` becomes `new=value`. */
 export function fixRenameKeyword(at: Position, from: string, to: string): Fix {
-  return { title: `Rename keyword ${from}= to ${to}=`, edits: [{ range: { start: at, end: pos(at.line, at.character + from.length) }, newText: to }], preferred: true };
+  return { title: `Rename keyword ${from}= to ${to}=`, edits: [{ range: { start: at, end: pos(at.line, at.character + from.length) }, newText: to }], preferred: true, applicability: 'safe' };
 }
 
 /**
@@ -92,7 +92,7 @@ export function fixMoveImport(lines: string[], stmt: Node, nameNode: Node, to: s
   const moduleNode = stmt.childForFieldName('module_name')!;
   const title = `Import ${nameNode.text} from ${to}`;
   if (names.length === 1) {
-    return { title, edits: [{ range: { start: startOf(moduleNode), end: endOf(moduleNode) }, newText: to }], preferred: true };
+    return { title, edits: [{ range: { start: startOf(moduleNode), end: endOf(moduleNode) }, newText: to }], preferred: true, applicability: 'safe' };
   }
   const index = names.indexOf(element);
   const remove = fixRemoveArgument(lines, names, index, stmt, element.text).edits[0];
@@ -103,7 +103,7 @@ export function fixMoveImport(lines: string[], stmt: Node, nameNode: Node, to: s
     endRow + 1 < lines.length
       ? { range: { start: pos(endRow + 1, 0), end: pos(endRow + 1, 0) }, newText: newLine + '\n' }
       : { range: { start: pos(endRow, lines[endRow].length), end: pos(endRow, lines[endRow].length) }, newText: '\n' + newLine };
-  return { title, edits: [remove, insert], preferred: true };
+  return { title, edits: [remove, insert], preferred: true, applicability: 'safe' };
 }
 
 function before(a: Position, b: Position): boolean {
