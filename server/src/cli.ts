@@ -10,6 +10,8 @@ import * as path from 'path';
 import { defaultCacheDir, Engine, type Finding, TargetError } from './engine';
 import { buildReport, formatReportMarkdown, formatReportText } from './engine/report/report';
 import { ZipRoot } from './engine/sources/zipRoot';
+import { decodeSource, MAX_SOURCE_BYTES } from './engine/sources/sourceRoot';
+import { parserReady, ParserCrashError } from './engine/parser';
 
 export const JSON_SCHEMA_VERSION = 1;
 
@@ -35,7 +37,8 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   Summaries are cached in $XDG_CACHE_HOME/apidrift (default ~/.cache/apidrift); --no-cache
   bypasses the cache.
 
-exit codes: 0 no findings (hints such as deprecations do not count), 1 findings, 2 usage or target error`;
+exit codes: 0 no findings (hints such as deprecations do not count), 1 findings, 2 usage or target
+  error, or results that are incomplete (an input skipped or a target module unreadable)`;
 
 class UsageError extends Error {}
 
@@ -90,10 +93,14 @@ function parseArgs(argv: string[]): Args {
   return out;
 }
 
-/** Python files under the given paths, in a stable order; unreadable entries are reported, not fatal. */
+/**
+ * Python files under the given paths, in a stable order, each once (a file given twice, or
+ * reached twice through links, is checked once); unreadable entries are reported, not fatal.
+ */
 export function collectFiles(paths: string[], warn: (msg: string) => void): string[] {
   const files: string[] = [];
   const seen = new Set<string>();
+  const seenFiles = new Set<string>();
   const visit = (p: string, top: boolean): void => {
     let st: fs.Stats;
     try {
@@ -114,7 +121,18 @@ export function collectFiles(paths: string[], warn: (msg: string) => void): stri
       seen.add(real);
       let entries: string[];
       try {
-        entries = fs.readdirSync(p).sort();
+        const raw = fs.readdirSync(p, { encoding: 'buffer' });
+        entries = [];
+        for (const b of raw) {
+          const name = b.toString('utf8');
+          // a name that is not UTF-8 cannot be opened by its decoded form: said, never silently lost
+          if (!Buffer.from(name, 'utf8').equals(b)) {
+            if (/\.pyi?$/.test(name) || fs.lstatSync(Buffer.concat([Buffer.from(p + path.sep), b])).isDirectory()) warn(`skipped ${path.join(p, name)}: its name is not valid UTF-8`);
+            continue;
+          }
+          entries.push(name);
+        }
+        entries.sort();
       } catch (e) {
         warn(`skipped ${p}: ${(e as NodeJS.ErrnoException).code ?? e}`);
         return;
@@ -124,8 +142,16 @@ export function collectFiles(paths: string[], warn: (msg: string) => void): stri
         visit(path.join(p, e), false);
       }
     } else if (!st.isFile()) {
-      warn(`skipped ${p}: not a regular file`);
+      if (top || /\.pyi?$/.test(p)) warn(`skipped ${p}: not a regular file`);
     } else if (top || /\.pyi?$/.test(p)) {
+      let real = p;
+      try {
+        real = fs.realpathSync(p);
+      } catch {
+        // checked (and reported) when read
+      }
+      if (seenFiles.has(real)) return;
+      seenFiles.add(real);
       files.push(p);
     }
   };
@@ -152,6 +178,13 @@ function finish(engine: Engine, code: number): number {
   return code;
 }
 
+/** Exit code 2 and its reason when results are incomplete (inputs skipped, target modules unreadable). */
+function incomplete(skipped: number, targetErrors: number, stderr: NodeJS.WritableStream): boolean {
+  if (targetErrors > 0) stderr.write(`apidrift: ${targetErrors} target module${targetErrors === 1 ? '' : 's'} could not be read: the results are incomplete\n`);
+  if (skipped > 0) stderr.write(`apidrift: ${skipped} input${skipped === 1 ? ' was' : 's were'} skipped or checked in part: the results are incomplete\n`);
+  return targetErrors > 0 || skipped > 0;
+}
+
 async function runIndex(engine: Engine, args: Args, started: number, io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number> {
   engine.program.releaseAfterIndex = true; // nothing here reads the summaries: the workers need not send them
   const index = await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing modules'));
@@ -162,7 +195,7 @@ async function runIndex(engine: Engine, args: Args, started: number, io: { stdou
   return 0;
 }
 
-async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number> {
+async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }, skip: (msg: string) => void): Promise<number> {
   const base = engine.baseline!;
   await base.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the baseline'));
   await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the target'));
@@ -173,7 +206,7 @@ async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout
       if (n) uses!.set(n, (uses!.get(n) ?? 0) + 1);
     };
     for (const file of files) {
-      const text = readSource(file, (m) => io.stderr.write(`apidrift: ${m}\n`));
+      const text = readSource(file, skip);
       if (text === undefined) continue;
       const r = engine.check(text, file);
       for (const c of r.calls) add(c.callee);
@@ -197,15 +230,37 @@ async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout
 
 function readSource(file: string, warn: (msg: string) => void): string | undefined {
   try {
-    return new TextDecoder('utf-8').decode(fs.readFileSync(file)).replace(/^\uFEFF/, '');
+    // a device, a FIFO or a huge file is not read (it could block or never end)
+    const st = fs.statSync(file);
+    if (!st.isFile()) {
+      warn(`skipped ${file}: not a regular file`);
+      return undefined;
+    }
+    if (st.size > MAX_SOURCE_BYTES) {
+      warn(`skipped ${file}: too large to parse (${st.size} bytes; the limit is ${MAX_SOURCE_BYTES})`);
+      return undefined;
+    }
+    return decodeSource(fs.readFileSync(file));
   } catch (e) {
     warn(`skipped ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`);
     return undefined;
   }
 }
 
+/**
+ * A file name as one line of text output: control characters (a newline, an escape sequence)
+ * written as escapes, so that a name can never forge or colour an output line.
+ */
+export function escapeName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const n = c.charCodeAt(0);
+    return c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : n < 256 ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16)}`;
+  });
+}
+
 function formatText(f: Finding): string {
-  return `${f.file}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} [${f.code}] ${f.message}`;
+  return `${escapeName(f.file)}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} [${f.code}] ${f.message}`;
 }
 
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
@@ -222,18 +277,28 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   }
   const started = performance.now();
   let targetErrors = 0;
+  // every input (or part of one) not checked: a run that skipped something never exits 0
+  let skipped = 0;
+  const say = (m: string): void => {
+    io.stderr.write(`apidrift: ${escapeName(m)}\n`);
+  };
+  const skip = (m: string): void => {
+    skipped++;
+    say(m);
+  };
   let engine: Engine;
   let files: string[];
   try {
     engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index' });
-    if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
+    if (engine.cache) engine.cache.onError = say;
     for (const p of [engine.program, engine.baseline?.program]) {
       if (p) p.onError = (name, error) => {
-        targetErrors++;
-        io.stderr.write(`apidrift: cannot read target module ${name}: ${(error as Error).message ?? error}\n`);
+        // index workers that stop are replaced by this thread: only modules left unread count
+        if (name !== '(index workers)') targetErrors++;
+        say(`cannot read target module ${name}: ${(error as Error).message ?? error}`);
       };
     }
-    files = collectFiles(args.command === 'diff' ? args.uses : args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`));
+    files = collectFiles(args.command === 'diff' ? args.uses : args.paths, skip);
   } catch (e) {
     if (e instanceof TargetError || e instanceof UsageError) {
       io.stderr.write(`apidrift: ${e.message}\n`);
@@ -241,13 +306,15 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     }
     throw e;
   }
-  if (args.command === 'diff') return finish(engine, await runDiff(engine, args, files, io));
-  if (args.command === 'index') return finish(engine, await runIndex(engine, args, started, io));
+  if (args.command === 'diff' || args.command === 'index') {
+    const code = args.command === 'diff' ? await runDiff(engine, args, files, io, skip) : await runIndex(engine, args, started, io);
+    return finish(engine, incomplete(skipped, targetErrors, io.stderr) ? 2 : code);
+  }
   const findings: Finding[] = [];
   let callsChecked = 0;
   let callsUnknown = 0;
   let checkedFiles = 0;
-  const inputs: Array<{ file: string; text?: string; module?: { name: string; isPackage: boolean } }> = [];
+  const inputs: Array<{ file: string; zip?: ZipRoot; rel?: string; module?: { name: string; isPackage: boolean } }> = [];
   for (const file of files) {
     if (/\.(whl|zip)$/i.test(file)) {
       // an archive: check each Python member as the module it is
@@ -255,25 +322,35 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       try {
         zip = new ZipRoot(file);
       } catch (e) {
-        io.stderr.write(`apidrift: ${(e as Error).message}\n`);
+        say((e as Error).message);
         return 2;
       }
       for (const rel of zip.members().filter((m) => /\.py$/.test(m)).sort()) {
-        inputs.push({ file: zip.displayPath(rel), text: zip.readText(rel) ?? '', module: Engine.moduleNameOfRelative(rel) });
+        inputs.push({ file: zip.displayPath(rel), zip, rel, module: Engine.moduleNameOfRelative(rel) });
       }
     } else inputs.push({ file });
   }
-  for (const { file, text: given, module } of inputs) {
-    const text = given ?? readSource(file, (m) => io.stderr.write(`apidrift: ${m}\n`));
+  for (const { file, zip, rel, module } of inputs) {
+    let text: string | undefined;
+    if (zip && rel) {
+      try {
+        text = zip.readText(rel);
+      } catch (e) {
+        skip(`skipped ${file}: ${(e as Error).message}`);
+        continue;
+      }
+    } else text = readSource(file, skip);
     if (text === undefined) continue;
     let r: ReturnType<Engine['check']>;
     try {
       r = engine.check(text, file, undefined, module);
     } catch (e) {
-      io.stderr.write(`apidrift: skipped ${file}: could not check it (${(e as Error).message})\n`);
+      skip(`skipped ${file}: could not check it (${(e as Error).message})`);
+      if (e instanceof ParserCrashError) await parserReady(); // the next file gets a fresh parser
       continue;
     }
-    for (const why of r.skipped) io.stderr.write(`apidrift: skipped part of ${file}: ${why}\n`);
+    if (r.skipped.length > 0) skipped++;
+    for (const why of r.skipped) say(`skipped part of ${file}: ${why}`);
     findings.push(...r.findings);
     callsChecked += r.callsChecked;
     callsUnknown += r.callsUnknown;
@@ -295,27 +372,41 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         ...(f.change ? { change: f.change } : {}),
         fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits })),
       })),
-      stats: { files: checkedFiles, callsChecked, callsUnknown, targetModulesRead: engine.modulesRead, ms },
+      stats: { files: checkedFiles, callsChecked, callsUnknown, targetModulesRead: engine.modulesRead, skipped, targetErrors, ms },
     };
     io.stdout.write(JSON.stringify(out, null, 2) + '\n');
   } else {
     for (const f of findings) io.stdout.write(formatText(f) + '\n');
     io.stdout.write(
       `${findings.length} finding${findings.length === 1 ? '' : 's'} in ${checkedFiles} file${checkedFiles === 1 ? '' : 's'} ` +
-        `(${callsChecked} calls checked, ${callsUnknown} unknown, ${engine.modulesRead} target modules read, ${ms} ms)\n`,
+        `(${callsChecked} calls checked, ${callsUnknown} unknown, ${engine.modulesRead} target modules read, ${ms} ms)` +
+        (skipped > 0 ? `; ${skipped} skipped\n` : '\n'),
     );
   }
   engine.saveCache();
-  // a target that could not be read in full gives no all-clear
-  if (targetErrors > 0) {
-    io.stderr.write(`apidrift: ${targetErrors} target module${targetErrors === 1 ? '' : 's'} could not be read: the results are incomplete\n`);
-    return 2;
-  }
+  // a target that could not be read in full, or an input not checked, gives no all-clear
+  if (incomplete(skipped, targetErrors, io.stderr)) return 2;
   // hints (deprecations) inform; errors and warnings fail the run
   return findings.some((f) => f.severity === 'error' || f.severity === 'warning') ? 1 : 0;
 }
 
+/**
+ * Output that cannot be written: a reader that went away (`| head -1`) ends the run quietly; any
+ * other failure (a full disk) is an error, never a silently cut report.
+ */
+function watchOutput(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    try {
+      process.stderr.write(`apidrift: cannot write the output: ${e.code ?? e.message}\n`);
+    } finally {
+      process.exit(2);
+    }
+  });
+}
+
 if (require.main === module) {
+  watchOutput();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

@@ -1,9 +1,12 @@
 /**
  * A persistent cache of module summaries, one file per import root. Entries are keyed by the
- * file's identity (size, mtime, inode; a zip member's CRC; a git blob id) and, when the identity
- * changed, by a hash of its content: a cached summary is never used for other text. Writes go to
- * a temporary file that is renamed into place, so that two processes never leave a torn file; a
- * corrupt or foreign file is ignored and rebuilt.
+ * file's identity (size, mtime, ctime, inode; a zip member's CRC; a git blob id) and, when the
+ * identity changed, by a hash of its content: a cached summary is never used for other text.
+ * Writes go to a temporary file that is renamed into place, so that two processes never leave a
+ * torn file; a corrupt or foreign file is ignored and rebuilt. A cache folder that cannot be used
+ * (a file in its place, no permission, a full disk) is reported once and the run goes on without
+ * the cache: a cache problem never changes a result. Temporary files that an interrupted write
+ * left are removed when the cache is next written.
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -93,25 +96,36 @@ class RootCache {
     }
   }
 
-  save(onError: (msg: string) => void): void {
-    if (!this.dirty) return;
+  save(onError: (msg: string) => void): boolean {
+    if (!this.dirty) return true;
     const data: CacheFile = { format: CACHE_FORMAT, root: this.rootLabel, entries: this.entries };
-    const tmp = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify(data));
-      fs.renameSync(tmp, this.file);
-      this.dirty = false;
-    } catch (e) {
-      onError(`could not write cache file ${this.file}: ${(e as Error).message}`);
-      try {
-        fs.rmSync(tmp, { force: true });
-      } catch {
-        // nothing to clean
-      }
-    }
+    if (!writeAtomically(this.file, () => JSON.stringify(data), (m) => onError(`could not write cache file ${this.file}: ${m}`))) return false;
+    this.dirty = false;
+    return true;
   }
 }
+
+/** Writes `text` to a temporary file renamed into place; false (reported) when it cannot. Never throws. */
+function writeAtomically(file: string, text: () => string, onError: (msg: string) => void): boolean {
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(tmp, text());
+    fs.renameSync(tmp, file);
+    return true;
+  } catch (e) {
+    onError((e as Error).message);
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // nothing to clean, or nowhere to clean it
+    }
+    return false;
+  }
+}
+
+/** Temporary files older than this were left by an interrupted write (a live one takes seconds). */
+const STALE_TMP_MS = 60 * 60 * 1000;
 
 /** The full index of a target, saved with the identity of every file it was built from. */
 export interface CachedIndex {
@@ -132,8 +146,38 @@ export interface CachedIndex {
 export class SummaryCache {
   private readonly roots = new Map<SourceRoot, RootCache>();
   onError: (msg: string) => void = () => undefined;
+  /** Set after a write failed: the cache folder is unusable and nothing more is written this run. */
+  disabled = false;
+  private cleaned = false;
 
   constructor(readonly dir: string) {}
+
+  /** Reports a write failure once and stops writing. */
+  private writeFailed(msg: string): void {
+    if (!this.disabled) this.onError(`${msg} (going on without writing the cache)`);
+    this.disabled = true;
+  }
+
+  /** Removes the temporary files interrupted writes left behind (once per run, never throws). */
+  private cleanTemporaryFiles(): void {
+    if (this.cleaned) return;
+    this.cleaned = true;
+    try {
+      const now = Date.now();
+      for (const name of fs.readdirSync(this.dir)) {
+        if (!name.endsWith('.tmp')) continue;
+        const p = path.join(this.dir, name);
+        try {
+          const st = fs.lstatSync(p);
+          if (st.isFile() && now - st.mtimeMs > STALE_TMP_MS) fs.rmSync(p, { force: true });
+        } catch {
+          // gone already, or not ours to remove
+        }
+      }
+    } catch {
+      // no folder yet, or not a folder: nothing to clean
+    }
+  }
 
   private rootCache(root: SourceRoot): RootCache {
     let rc = this.roots.get(root);
@@ -186,7 +230,11 @@ export class SummaryCache {
   }
 
   save(): void {
-    for (const rc of this.roots.values()) rc.save(this.onError);
+    if (this.disabled) return;
+    this.cleanTemporaryFiles();
+    for (const rc of this.roots.values()) {
+      if (!rc.save((m) => this.writeFailed(m))) return;
+    }
   }
 
   private indexFile(targetLabel: string): string {
@@ -209,16 +257,10 @@ export class SummaryCache {
   }
 
   saveIndex(index: CachedIndex): void {
+    if (this.disabled) return;
+    this.cleanTemporaryFiles();
     const file = this.indexFile(index.target);
-    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify(index));
-      fs.renameSync(tmp, file);
-    } catch (e) {
-      this.onError(`could not write index cache ${file}: ${(e as Error).message}`);
-      fs.rmSync(tmp, { force: true });
-    }
+    writeAtomically(file, () => JSON.stringify(index), (m) => this.writeFailed(`could not write index cache ${file}: ${m}`));
   }
 
   /** Files the cache was loaded from (for reports and tests). */

@@ -17,16 +17,12 @@ export interface SourceRoot {
 }
 
 /**
- * The largest source file read, in bytes (a UTF-8 file of the parser's character limit is at most
- * this long). Larger files are not read: they are reported as too large to parse.
+ * The largest source parsed, in characters, and the largest source file read, in bytes.
+ * tree-sitter's wasm memory is bounded: a file of about 20 MB aborts it (and every later parse with
+ * it), and 8 MB already takes 1.5 GB. The largest real modules are a few hundred KB.
  */
-export const MAX_SOURCE_BYTES = 4 * 4 * 1024 * 1024;
-
-/**
- * The largest source parsed, in characters. tree-sitter's wasm memory is bounded: a file of about
- * 20 MB aborts it (and every later parse with it). The largest real modules are a few hundred KB.
- */
-export const MAX_SOURCE_CHARS = 4 * 1024 * 1024;
+export const MAX_SOURCE_CHARS = 8 * 1024 * 1024;
+export const MAX_SOURCE_BYTES = MAX_SOURCE_CHARS;
 
 /** A file declined for its size; callers report it (skipped, counted), never as clean. */
 export class SourceTooLargeError extends Error {
