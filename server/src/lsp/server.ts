@@ -15,6 +15,8 @@ import {
   type InitializeResult,
   MarkupKind,
   ProposedFeatures,
+  StreamMessageReader,
+  StreamMessageWriter,
   TextDocuments,
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
@@ -33,7 +35,21 @@ const DEBOUNCE_MS = 120;
 const FAST_CHECK_MS = 25;
 const TEST_FAIL_ON = process.env.APIDRIFT_TEST_FAIL_ON;
 
-const connection = createConnection(ProposedFeatures.all);
+/**
+ * Over stdio, a message with a broken header leaves the reader out of step with the stream for
+ * good: every later message would be lost, and the editor would show stale or no diagnostics with
+ * no sign of trouble. The server exits instead (stderr says why), and the client starts a new one.
+ */
+function stdioConnection(): ReturnType<typeof createConnection> {
+  const reader = new StreamMessageReader(process.stdin);
+  reader.onError((e) => {
+    process.stderr.write(`apidrift: the message stream is broken (${e.message.split('\n')[0]}): exiting so that the client restarts the server\n`);
+    process.exit(1);
+  });
+  return createConnection(ProposedFeatures.all, reader, new StreamMessageWriter(process.stdout));
+}
+
+const connection = process.argv.includes('--stdio') ? stdioConnection() : createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 
 let workspaceFolder: string | undefined;
