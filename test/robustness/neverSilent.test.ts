@@ -339,3 +339,43 @@ describe('target folders and encodings', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.param}`), ['3:missing-argument:b']);
   });
 });
+
+describe('checks that stay right and linear', () => {
+  it('changed-override: no warning for an override already written for the new signature', async () => {
+    const base = tree({ 'lib/__init__.py': 'class Engine:\n    def step(self, batch):\n        pass\n' });
+    const target = tree({ 'lib/__init__.py': 'class Engine:\n    def step(self, batch, *, priority=0):\n        pass\n' });
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const code = [
+      'from lib import Engine',
+      'class Old(Engine):',
+      '    def step(self, batch):',
+      '        pass',
+      'class New(Engine):',
+      '    def step(self, batch, *, priority=0):',
+      '        pass',
+      'class Extra(Engine):',
+      '    def step(self, batch, *, priority=0, trace=False):',
+      '        pass',
+      'class Any(Engine):',
+      '    def step(self, *args, **kwargs):',
+      '        pass',
+      'class Required(Engine):',
+      '    def step(self, batch, *, priority):',
+      '        pass',
+      '',
+    ].join('\n');
+    const r = engine.check(code, 'u.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}`), ['2:changed-override', '14:changed-override']);
+  });
+
+  it('a call with 100,000 unexpected keywords is checked in linear time (it took over 300 s)', { timeout: 120_000 }, async () => {
+    const target = tree({ 'lib/__init__.py': 'def f(a):\n    pass\n' });
+    const engine = await Engine.open({ targets: [target] });
+    const n = 100_000;
+    const code = 'from lib import f\nf(1, ' + Array.from({ length: n }, (_, i) => `k${i}=${i}`).join(', ') + ')\n';
+    const r = engine.check(code, 'u.py');
+    assert.equal(r.findings.length, n);
+    assert.ok(r.findings.every((f) => f.code === 'unexpected-keyword'));
+    assert.equal(r.findings[n - 1].param, `k${n - 1}`);
+  });
+});

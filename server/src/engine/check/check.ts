@@ -52,6 +52,8 @@ export interface OverrideInfo {
   /** The overridden method, dotted. */
   base: string;
   params: Param[];
+  /** The override's own parameters (to tell whether it already fits a changed signature). */
+  own?: Param[];
   definition: SourceLocation | null;
 }
 
@@ -87,10 +89,17 @@ interface Scope {
 }
 
 const SUPPRESS = /#\s*(type:\s*ignore|apidrift:\s*ignore)\b(\[([^\]]*)\])?/;
+let lastSuppressLine: string | undefined;
+let lastSuppressMatch: RegExpExecArray | null = null;
 
 /** `# type: ignore` silences a line; `# apidrift: ignore[code, ...]` silences those codes (all without a list). */
 export function suppressed(line: string, code: string): boolean {
-  const m = SUPPRESS.exec(line);
+  // findings come line by line: a long line with thousands of them is searched once
+  if (line !== lastSuppressLine) {
+    lastSuppressLine = line;
+    lastSuppressMatch = SUPPRESS.exec(line);
+  }
+  const m = lastSuppressMatch;
   if (!m) return false;
   if (m[1].startsWith('type') || m[3] === undefined) return true;
   return m[3].split(',').map((c) => c.trim()).includes(code);
@@ -428,11 +437,13 @@ class FileCheck {
       if (!nameNode || !method || method === '__init__' || method === '__new__' || method === '__init_subclass__') continue;
       const base = this.checker.callables.superMember(mro, 1, method);
       if (!base || base.kind !== 'function' || base.summary.name === USER_MODULE || !base.owner) continue;
+      const own = cls.members.get(method)?.find((b) => b.kind === 'def');
       this.overrides.push({
         range: rangeOf(nameNode),
         method,
         base: `${base.owner.qualname}.${method}`,
         params: base.fn.params,
+        own: own?.kind === 'def' ? own.fn.params : undefined,
         definition: { file: base.summary.file, line: base.fn.line },
       });
     }
@@ -939,8 +950,9 @@ class FileCheck {
     // With several possible definitions, report only what fails against every one of them.
     // (too-many-positional is matched by kind alone and reported where every alternative has overflowed)
     const key = (x: { error: BindError }): string => (x.error.kind === 'too-many-positional' ? x.error.kind : `${x.error.kind}:${x.error.param}:${x.error.argIndex}`);
+    const keySets = results.map((r) => new Set(r.map(key))); // linear in the number of errors
     const common = results[0]
-      .filter((x) => results.every((r) => r.some((y) => key(y) === key(x))))
+      .filter((x) => keySets.every((k) => k.has(key(x))))
       .map((x) => {
         if (x.error.kind !== 'too-many-positional') return x;
         const furthest = Math.max(...results.map((r) => r.find((y) => y.error.kind === 'too-many-positional')!.error.argIndex ?? 0));

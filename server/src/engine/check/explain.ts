@@ -65,6 +65,16 @@ function relevant(f: Finding, changes: ParamChange[]): ParamChange | undefined {
   }
 }
 
+/** Differences from the target's signature that an override may have and still take every call. */
+const HARMLESS = new Set(['added-optional', 'default-added', 'became-positional-or-keyword']);
+
+/** Whether an override's own parameters already accept every call the target's signature allows. */
+function fitsTarget(own: Param[] | undefined, target: Param[]): boolean {
+  if (!own) return false;
+  if (own.some((p) => p.kind === 'varargs') && own.some((p) => p.kind === 'varkw')) return true;
+  return diffParams(target, own).every((c) => HARMLESS.has(c.kind));
+}
+
 export function explainAgainstBaseline(target: CheckResult, base: CheckResult, file: string): void {
   const baseCalls = new Map(base.calls.map((c) => [key(c.extent), c]));
   const changesByCall = new Map<string, ParamChange[]>();
@@ -114,6 +124,8 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     if (!b) continue;
     const changes = diffParams(b.params, o.params);
     if (changes.length === 0) continue;
+    // an override already written for the new signature needs no warning
+    if (fitsTarget(o.own, o.params)) continue;
     extra.push({
       file,
       range: o.range,
