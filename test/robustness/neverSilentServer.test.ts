@@ -102,6 +102,37 @@ describe('the language server', () => {
     }
   });
 
+  it('a document too large to check gets a warning saying so and an error status, never an empty all-clear', { timeout: 120_000 }, async () => {
+    const lib = tempDir('lib');
+    dirs.push(lib);
+    fs.mkdirSync(path.join(lib, 'lib'));
+    fs.writeFileSync(path.join(lib, 'lib', '__init__.py'), 'def f(a, b):\n    pass\n');
+    const ws = tempDir('ws');
+    dirs.push(ws);
+    const client = new TestClient({ targets: [lib] });
+    try {
+      await client.initialize(ws);
+      await client.waitFor('ready status', () => client.statuses.find((s) => s.state === 'ready'));
+      const big = pathToFileURL(path.join(ws, 'big.py')).href;
+      client.open(big, 'from lib import f\nf(1)\n' + 'x = 1\n'.repeat(1_500_000), 1);
+      const diags = await client.diagnosticsFor(big, 1);
+      assert.deepEqual(diags.map((d) => d.code), ['not-checked']);
+      assert.match(diags[0].message, /could not check this file: too large to parse/);
+      await client.waitFor('error status', () => client.statuses.find((s) => s.state === 'error' && /big\.py could not be checked/.test(s.message)));
+      // other documents are still checked
+      const small = pathToFileURL(path.join(ws, 'small.py')).href;
+      client.open(small, 'from lib import f\nf(1)\n', 1);
+      assert.deepEqual((await client.diagnosticsFor(small, 1)).map((d) => d.code), ['missing-argument']);
+      // once the large document is checkable, the status is ready again
+      client.change(big, 2, [{ text: 'from lib import f\nf(1)\n' }]);
+      assert.deepEqual((await client.diagnosticsFor(big, 2)).map((d) => d.code), ['missing-argument']);
+      const errorAt = client.statuses.map((s) => s.state).lastIndexOf('error');
+      await client.waitFor('ready again', () => client.statuses.slice(errorAt + 1).find((s) => s.state === 'ready'));
+    } finally {
+      await client.shutdown();
+    }
+  });
+
   it('exits (so that the client restarts it) after a message with a broken header, instead of going deaf', { timeout: 60_000 }, async () => {
     const proc = spawn(process.execPath, [path.join(DIST, 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';

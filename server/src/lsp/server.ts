@@ -26,6 +26,7 @@ import { toCodeAction, toDiagnostic } from './convert';
 import { detectEnvironments } from './detect';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
+import { parserReady, ParserCrashError } from '../engine/parser';
 import { buildReport, formatReportText } from '../engine/report/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 
@@ -90,6 +91,31 @@ function log(message: string): void {
 function sendStatus(state: ServerState, message: string): void {
   const params: StatusParams = { state, targets: resolvedTargets, message, pid: process.pid };
   void connection.sendNotification(StatusNotification, params);
+  if (state === 'ready') readyMessage = message;
+}
+
+/** The last 'ready' status, said again once every document that could not be checked can be. */
+let readyMessage = '';
+/** Open documents whose last check failed, and why: the status says so while there are any. */
+const notChecked = new Map<string, string>();
+
+/**
+ * A document that could not be checked (too large, the parser crashed, an internal error) is
+ * never shown as clean: it gets one warning saying so, and the status says it too.
+ */
+function reportNotChecked(uri: string, version: number, reason: string): void {
+  notChecked.set(uri, reason);
+  void connection.sendDiagnostics({
+    uri,
+    version,
+    diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 2, source: 'apidrift', code: 'not-checked', message: `apidrift could not check this file: ${reason}` }],
+  });
+  sendStatus('error', `${path.basename(uriToPath(uri))} could not be checked: ${reason}`);
+}
+
+function checkedAgain(uri: string): void {
+  if (!notChecked.delete(uri)) return;
+  if (notChecked.size === 0 && readyMessage) sendStatus('ready', readyMessage);
 }
 
 function uriToPath(uri: string): string {
@@ -279,15 +305,18 @@ async function validate(uri: string, version: number): Promise<void> {
   } catch (e) {
     if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
     log(`error while checking ${uri}: ${(e as Error).stack ?? e}`);
-    // findings of an older text would sit at wrong places: clear them
+    // findings of an older text would sit at wrong places: clear them, and say why there are none
     results.delete(uri);
-    void connection.sendDiagnostics({ uri, version, diagnostics: [] });
+    reportNotChecked(uri, version, (e as Error).message ?? String(e));
+    // after a parser crash, the next check waits for the fresh parser
+    if (e instanceof ParserCrashError) await parserReady();
     return;
   }
   if (documents.get(uri)?.version !== version) return; // a newer version is on its way
   checkMs.set(uri, performance.now() - started);
   lastCheckAt = Date.now();
   results.set(uri, { version, result });
+  checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });
   log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
@@ -390,6 +419,7 @@ connection.onRequest(RecheckRequest, async () => {
 documents.onDidOpen((e) => schedule(e.document, 0));
 documents.onDidChangeContent((e) => schedule(e.document));
 documents.onDidClose((e) => {
+  checkedAgain(e.document.uri);
   timers.get(e.document.uri)?.cancel();
   timers.delete(e.document.uri);
   results.delete(e.document.uri);
