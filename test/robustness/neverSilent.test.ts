@@ -299,20 +299,26 @@ describe('an unusable cache', () => {
     assert.deepEqual(second.check('from lib import f\nf(1)\n', 'u.py').findings.map((f) => f.param), ['b']);
   });
 
-  it('temporary files left by an interrupted write are removed on the next write', async () => {
+  it('temporary files left by an interrupted write, and cache files unused for months, are removed on the next write', async () => {
     const cacheDir = tree({});
     const stale = path.join(cacheDir, 'abc.json.123.xyz.tmp');
     const fresh = path.join(cacheDir, 'abc.json.456.xyz.tmp');
+    const unused = path.join(cacheDir, '0123456789abcdef0123.json');
     fs.writeFileSync(stale, '{');
     fs.writeFileSync(fresh, '{');
+    fs.writeFileSync(unused, '{}');
     const old = new Date(Date.now() - 3 * 3600 * 1000);
     fs.utimesSync(stale, old, old);
+    const months = new Date(Date.now() - 200 * 24 * 3600 * 1000);
+    fs.utimesSync(unused, months, months);
     const target = tree(LIB);
     const engine = await Engine.open({ targets: [target], cacheDir });
     engine.check(USER, 'u.py');
     engine.saveCache();
     assert.equal(fs.existsSync(stale), false);
     assert.equal(fs.existsSync(fresh), true, 'a write under way is left alone');
+    assert.equal(fs.existsSync(unused), false, 'evicted');
+    assert.ok(fs.readdirSync(cacheDir).some((f) => f.endsWith('.json')), 'what this run wrote is there');
   });
 });
 

@@ -91,6 +91,7 @@ class RootCache {
       }
       this.entries = data.entries;
       this.loadedFrom = this.file;
+      touch(this.file);
     } catch (e) {
       onError(`ignoring corrupt cache file ${this.file}: ${(e as Error).message}`);
     }
@@ -127,6 +128,20 @@ function writeAtomically(file: string, text: () => string, onError: (msg: string
 /** Temporary files older than this were left by an interrupted write (a live one takes seconds). */
 const STALE_TMP_MS = 60 * 60 * 1000;
 
+/** Cache files not used for this long are evicted (a file in use is touched once a day). */
+const UNUSED_MS = 90 * 24 * 60 * 60 * 1000;
+const TOUCH_MS = 24 * 60 * 60 * 1000;
+
+/** Marks a cache file as used (for eviction); never throws. */
+function touch(file: string): void {
+  try {
+    const now = Date.now();
+    if (now - fs.statSync(file).mtimeMs > TOUCH_MS) fs.utimesSync(file, new Date(now), new Date(now));
+  } catch {
+    // read-only cache: it is only never evicted
+  }
+}
+
 /** The full index of a target, saved with the identity of every file it was built from. */
 export interface CachedIndex {
   format: string;
@@ -158,18 +173,22 @@ export class SummaryCache {
     this.disabled = true;
   }
 
-  /** Removes the temporary files interrupted writes left behind (once per run, never throws). */
+  /**
+   * Removes the temporary files interrupted writes left behind, and cache files unused for 90
+   * days (once per run, never throws).
+   */
   private cleanTemporaryFiles(): void {
     if (this.cleaned) return;
     this.cleaned = true;
     try {
       const now = Date.now();
       for (const name of fs.readdirSync(this.dir)) {
-        if (!name.endsWith('.tmp')) continue;
+        const tmp = name.endsWith('.tmp');
+        if (!tmp && !/^[0-9a-f]{20}(\.index)?\.json$/.test(name)) continue; // only files this cache names
         const p = path.join(this.dir, name);
         try {
           const st = fs.lstatSync(p);
-          if (st.isFile() && now - st.mtimeMs > STALE_TMP_MS) fs.rmSync(p, { force: true });
+          if (st.isFile() && now - st.mtimeMs > (tmp ? STALE_TMP_MS : UNUSED_MS)) fs.rmSync(p, { force: true });
         } catch {
           // gone already, or not ours to remove
         }
@@ -246,12 +265,15 @@ export class SummaryCache {
     try {
       const data = JSON.parse(fs.readFileSync(this.indexFile(targetLabel), 'utf8')) as CachedIndex;
       if (data && data.format === CACHE_FORMAT && data.target === targetLabel && Array.isArray(data.modules) && Array.isArray(data.definitions) && data.versions && typeof data.versions === 'object') {
+        touch(this.indexFile(targetLabel));
         if (data.dirs !== undefined && (typeof data.dirs !== 'object' || data.dirs === null)) data.dirs = undefined;
         return data;
       }
       this.onError(`ignoring index cache for ${targetLabel}: written by another version`);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(`ignoring corrupt index cache for ${targetLabel}: ${(e as Error).message}`);
+      const code = (e as NodeJS.ErrnoException).code;
+      // none saved (ENOTDIR: the cache folder is no folder, which a write will report)
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.onError(`ignoring corrupt index cache for ${targetLabel}: ${(e as Error).message}`);
     }
     return undefined;
   }
