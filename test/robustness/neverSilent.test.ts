@@ -374,6 +374,17 @@ describe('checks that stay right and linear', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}`), ['2:changed-override', '14:changed-override']);
   });
 
+  it('multiple-values is explained only by a positional parameter added before it, never by an unrelated one', async () => {
+    const base = tree({ 'lib/__init__.py': 'def g(a, b, use_mla=False):\n    pass\ndef h(a, use_mla=False):\n    pass\n' });
+    const target = tree({ 'lib/__init__.py': 'def g(a, b, use_mla=False, extra=None):\n    pass\ndef h(a, b, use_mla=False):\n    pass\n' });
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const r = engine.check('from lib import g, h\ng(1, 2, 3, use_mla=True)\nh(1, 2, 3, use_mla=True)\n', 'u.py');
+    assert.deepEqual(
+      r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.change ?? '-'}`),
+      ['1:multiple-values:-', '2:multiple-values:`b` was added as a required parameter'],
+    );
+  });
+
   it('a call with 100,000 unexpected keywords is checked in linear time (it took over 300 s)', { timeout: 120_000 }, async () => {
     const target = tree({ 'lib/__init__.py': 'def f(a):\n    pass\n' });
     const engine = await Engine.open({ targets: [target] });

@@ -144,6 +144,11 @@ function detected(): ReturnType<typeof detectEnvironments> {
   return detectEnvironments({ workspaceFolder, interpreter: environment.interpreter, virtualEnv: process.env.VIRTUAL_ENV });
 }
 
+function isInside(file: string, dir: string): boolean {
+  const rel = path.relative(path.resolve(dir), file);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
 /** Notices a target that changes on disk (a `pip install -U` in the environment) and re-checks. */
 function watchTargets(paths: string[]): void {
   for (const w of watchers) w.close();
@@ -151,8 +156,16 @@ function watchTargets(paths: string[]): void {
   for (const p of paths) {
     try {
       if (!fs.statSync(p).isDirectory()) continue;
+      // a whole file system changes all the time (logs, temporary files): it is re-validated in
+      // idle time instead of being watched
+      if (path.parse(path.resolve(p)).root === path.resolve(p)) {
+        log(`not watching ${p} (the root of a file system): its files are re-validated in idle time`);
+        continue;
+      }
       const w = fs.watch(p, { recursive: true }, (_event, file) => {
         if (file && !/\.pyi?$|(^|[\\/])[^.\\/]+$/.test(String(file))) return;
+        // what the server itself writes (its cache, when it lies inside a target) is no change
+        if (file && cacheDir && isInside(path.resolve(p, String(file)), cacheDir)) return;
         clearTimeout(watchTimer);
         watchTimer = setTimeout(() => {
           if (!engine) return;
@@ -160,7 +173,7 @@ function watchTargets(paths: string[]): void {
           engine.refresh();
           engine.program.invalidateIndex();
           engine.baseline?.program.invalidateIndex();
-          sendStatus('ready', 'target changed on disk: re-checked');
+          if (notChecked.size === 0) sendStatus('ready', 'target changed on disk: re-checked');
           if (resolvedBaseline.length) void indexInBackground(engine);
           for (const doc of documents.all()) schedule(doc, 0);
         }, 500);
