@@ -1,6 +1,18 @@
 /** A small zip writer for tests: honest archives, and archives that lie (sizes, CRCs, counts). */
 import * as zlib from 'zlib';
-import { crc32 } from '../../server/src/engine/sources/zipRoot';
+
+/** CRC-32 written here (not the reader's own), so that the tests check the reader against it. */
+const TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+  return c >>> 0;
+});
+
+function crc32(data: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of data) crc = TABLE[(crc ^ byte) & 0xff] ^ (crc >>> 8);
+  return (crc ^ 0xffffffff) >>> 0;
+}
 
 export interface ZipMember {
   name: string;
