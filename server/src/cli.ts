@@ -127,7 +127,13 @@ export function collectFiles(paths: string[], warn: (msg: string) => void): stri
           const name = b.toString('utf8');
           // a name that is not UTF-8 cannot be opened by its decoded form: said, never silently lost
           if (!Buffer.from(name, 'utf8').equals(b)) {
-            if (/\.pyi?$/.test(name) || fs.lstatSync(Buffer.concat([Buffer.from(p + path.sep), b])).isDirectory()) warn(`skipped ${path.join(p, name)}: its name is not valid UTF-8`);
+            let isDir = false;
+            try {
+              isDir = fs.lstatSync(Buffer.concat([Buffer.from(p + path.sep), b])).isDirectory();
+            } catch {
+              // gone: nothing to say about it
+            }
+            if (/\.pyi?$/.test(name) || isDir) warn(`skipped ${path.join(p, name)}: its name is not valid UTF-8`);
             continue;
           }
           entries.push(name);
