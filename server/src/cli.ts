@@ -214,10 +214,17 @@ async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout
     for (const file of files) {
       const text = readSource(file, skip);
       if (text === undefined) continue;
-      const r = engine.check(text, file);
+      let r: ReturnType<Engine['check']>;
+      let b: ReturnType<Engine['check']>;
+      try {
+        r = engine.check(text, file);
+        base.program.nextGeneration();
+        b = base.checker.check(text, { file });
+      } catch (e) {
+        skip(`skipped ${file}: could not check it (${(e as Error).message})`);
+        continue;
+      }
       for (const c of r.calls) add(c.callee);
-      base.program.nextGeneration();
-      const b = base.checker.check(text, { file });
       const seen = new Set(r.calls.map((c) => `${c.extent.start.line}:${c.extent.start.character}`));
       for (const c of b.calls) if (!seen.has(`${c.extent.start.line}:${c.extent.start.character}`)) add(c.callee);
       for (const f of r.findings) if (f.code === 'unknown-import' || f.code === 'unknown-attribute' || f.code === 'unknown-module') add(f.callee);
