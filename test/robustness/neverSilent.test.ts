@@ -288,13 +288,18 @@ describe('an unusable cache', () => {
     const cacheDir = tree({});
     const target = tree({ 'lib/__init__.py': 'def f(a, b=1):\n    pass\n' });
     const file = path.join(target, 'lib', '__init__.py');
+    // whole seconds, as `cp -p`, rsync and archives set them (kept exactly through utimes)
+    const when = new Date('2024-01-02T03:04:05Z');
+    fs.utimesSync(file, when, when);
     const st = fs.statSync(file);
     const first = await Engine.open({ targets: [target], cacheDir });
     assert.deepEqual(first.check('from lib import f\nf(1)\n', 'u.py').findings, []);
     first.saveCache();
     fs.writeFileSync(file, 'def f(a,   b):\n    pass\n'); // the same size
-    fs.utimesSync(file, st.atime, st.mtime);
+    fs.utimesSync(file, when, when);
     assert.equal(fs.statSync(file).size, st.size);
+    assert.equal(fs.statSync(file).mtimeMs, st.mtimeMs);
+    assert.equal(fs.statSync(file).ino, st.ino);
     const second = await Engine.open({ targets: [target], cacheDir });
     assert.deepEqual(second.check('from lib import f\nf(1)\n', 'u.py').findings.map((f) => f.param), ['b']);
   });
