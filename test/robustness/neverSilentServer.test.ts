@@ -78,6 +78,22 @@ describe('git targets', () => {
   });
 });
 
+describe('build-filled packages of a source checkout', () => {
+  it('a module its .gitignore says the build makes is not reported missing (git revision and folder)', async () => {
+    const files = {
+      '.gitignore': '# made by the build\n/lib/_version.py\nlib/gen/*\nbuild/\n*.so\n',
+      'lib/__init__.py': 'def f(a, b):\n    pass\n',
+    };
+    const user = 'from lib.gen import kernel\nkernel(1)\nfrom lib.gen.deep import more\nfrom lib._version import version\nfrom lib.missing import x\nfrom lib import f\nf(1)\n';
+    const checkout = repo(files);
+    for (const spec of [`git:${checkout}@v1`, checkout]) {
+      const engine = await Engine.open({ targets: [spec] });
+      const got = engine.check(user, 'u.py').findings.map((f) => `${f.range.start.line}:${f.code}`);
+      assert.deepEqual(got, ['4:unknown-module', '6:missing-argument'], spec);
+    }
+  });
+});
+
 describe('the language server', () => {
   it('resolves a git:REPO@REF setting as a git target, the repository path against the folder', () => {
     assert.equal(resolveTargetPath('git:/abs/repo@v1', '/ws'), 'git:/abs/repo@v1');

@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { decodeSource, MAX_SOURCE_BYTES, type SourceRoot, SourceTooLargeError, TargetError } from './sourceRoot';
+import { buildFilledMatcher, decodeSource, MAX_SOURCE_BYTES, type SourceRoot, SourceTooLargeError, TargetError } from './sourceRoot';
 
 /** A folder on the import path: a site-packages folder or a source checkout. */
 export class DirectoryRoot implements SourceRoot {
@@ -74,6 +74,22 @@ export class DirectoryRoot implements SourceRoot {
     } catch {
       return undefined;
     }
+  }
+
+  private ignored?: ((rel: string) => boolean) | null;
+
+  /** A source checkout's build-made paths, from the `.gitignore` of the folder (a checkout's root). */
+  buildFilled(rel: string): boolean {
+    if (this.ignored === undefined) {
+      let text: string | undefined;
+      try {
+        text = fs.readFileSync(path.join(this.dir, '.gitignore'), 'utf8');
+      } catch {
+        text = undefined;
+      }
+      this.ignored = buildFilledMatcher(text) ?? null;
+    }
+    return !!this.ignored && this.ignored(rel);
   }
 
   realDir(rel: string): string | undefined {

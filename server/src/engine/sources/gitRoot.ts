@@ -1,6 +1,6 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import { decodeSource, type SourceRoot, TargetError } from './sourceRoot';
+import { buildFilledMatcher, decodeSource, type SourceRoot, TargetError } from './sourceRoot';
 
 const MAX_BUFFER = 1 << 30;
 
@@ -62,8 +62,12 @@ export class GitRoot implements SourceRoot {
         if (i < parts.length - 1 && !this.dirs.has(parts.slice(0, i + 1).join('/'))) this.dirs.set(parts.slice(0, i + 1).join('/'), new Set());
       }
     }
+    this.gitignore = this.blobs.get('.gitignore');
     this.narrowToImportRoot();
   }
+
+  /** The blob of the repository's top-level `.gitignore`. */
+  private gitignore?: string;
 
   private isPackageDir(rel: string): boolean {
     return this.blobs.has(`${rel}/__init__.py`) || this.blobs.has(`${rel}/__init__.pyi`);
@@ -160,5 +164,16 @@ export class GitRoot implements SourceRoot {
 
   displayPath(rel: string): string {
     return `${this.label}:${this.prefix}${rel}`;
+  }
+
+  private ignored?: ((rel: string) => boolean) | null;
+
+  buildFilled(rel: string): boolean {
+    if (this.ignored === undefined) {
+      const object = this.gitignore;
+      const r = object ? this.git(['cat-file', 'blob', object]) : undefined;
+      this.ignored = buildFilledMatcher(r && r.status === 0 ? r.stdout.toString('utf8') : undefined) ?? null;
+    }
+    return !!this.ignored && this.ignored(this.prefix + rel);
   }
 }

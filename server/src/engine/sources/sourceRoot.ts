@@ -14,6 +14,36 @@ export interface SourceRoot {
   displayPath(rel: string): string;
   /** A folder's real path, for roots whose folders may be links (cycle checks). */
   realDir?(rel: string): string | undefined;
+  /**
+   * Whether a path of a source checkout is made by its build (its `.gitignore` names it, as
+   * vLLM's does for `vllm/vllm_flash_attn/*`): a module there exists once installed, with names
+   * nobody can see in the source.
+   */
+  buildFilled?(rel: string): boolean;
+}
+
+/**
+ * The `.gitignore` patterns of a checkout's root that name paths inside it (`pkg/gen/*`,
+ * `/pkg/_version.py`): anchored patterns with a slash before their end. Patterns that match
+ * anywhere (`*.so`, `build/`) and negations are left out: they say nothing about one package.
+ */
+export function buildFilledMatcher(gitignore: string | undefined): ((rel: string) => boolean) | undefined {
+  if (!gitignore) return undefined;
+  const res: RegExp[] = [];
+  for (const raw of gitignore.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#') || line.startsWith('!')) continue;
+    const body = line.replace(/^\//, '').replace(/\/$/, '');
+    if (!body.includes('/') && !line.startsWith('/')) continue;
+    if (!/^[A-Za-z_]/.test(body)) continue; // `**/x`, `*/x`: not one package's
+    const re = body
+      .split('/')
+      .map((part) => (part === '**' ? '.*' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+      .join('/');
+    res.push(new RegExp(`^${re}(/.*)?$`));
+  }
+  if (res.length === 0) return undefined;
+  return (rel) => [rel, `${rel}/__init__.py`, `${rel}.py`].some((c) => res.some((r) => r.test(c)));
 }
 
 /**
