@@ -251,13 +251,17 @@ describe('inputs that cannot be checked', () => {
     assert.doesNotMatch(r.stdout, /\x1b/);
   });
 
-  it('a closed pipe (| head -1) ends the run quietly, without a stack trace', { timeout: 60_000 }, () => {
+  it('a closed pipe (| head -1) ends the run quietly, without a stack trace; a full disk is an error', { timeout: 60_000 }, () => {
     const target = tree(LIB);
     const ws = tree(Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`u${i}.py`, USER.repeat(50)])));
     const cliJs = path.join(ROOT, 'out', 'server', 'src', 'cli.js');
     const r = spawnSync('sh', ['-c', `"${process.execPath}" "${cliJs}" check --no-cache --target "${target}" "${ws}" | head -1`], { encoding: 'utf8', timeout: 60_000 });
     assert.equal(r.stdout.split('\n').length, 2, r.stdout);
     assert.equal(r.stderr, '', 'nothing on stderr');
+    // output to a full disk is an error, never a report silently cut short
+    const full = spawnSync('sh', ['-c', `"${process.execPath}" "${cliJs}" check --no-cache --target "${target}" "${ws}" > /dev/full`], { encoding: 'utf8', timeout: 60_000 });
+    assert.equal(full.status, 2);
+    assert.match(full.stderr, /cannot write the output: ENOSPC/);
   });
 });
 
