@@ -16,6 +16,7 @@ const ALLOWED = [
   /^extension\/icon\.png$/,
   /^extension\/dist\/(client|server|cli|indexWorker)\.js$/,
   /^extension\/dist\/tree-sitter(-python)?\.wasm$/,
+  /^extension\/dist\/tree-sitter\.cjs$/,
   /^extension\/syntaxes\/[\w.-]+\.tmLanguage\.json$/,
 ];
 

@@ -16,10 +16,12 @@ import { checkFile, targetsOf } from './cli/checkFile';
 import { collectFiles, UsageError } from './cli/files';
 import { unifiedDiff } from './cli/fix';
 import { type CellFinding, NotebookError } from './cli/notebook';
-import { displayPath, formatCheck, formatReportGithub, hasBreakingChange, JSON_SCHEMA_VERSION, OUTPUT_FORMATS, type OutputFormat } from './cli/formats';
+import { displayPath, escapeName, formatCheck, formatReportGithub, hasBreakingChange, JSON_SCHEMA_VERSION, OUTPUT_FORMATS, type OutputFormat } from './cli/formats';
 import { version as VERSION } from '../../package.json';
+import { decodeSource, MAX_SOURCE_BYTES } from './engine/sources/sourceRoot';
+import { parserReady, ParserCrashError } from './engine/parser';
 
-export { collectFiles, JSON_SCHEMA_VERSION };
+export { collectFiles, escapeName, JSON_SCHEMA_VERSION };
 
 /** Threads for building full indexes: both cores of a small machine, at most four. */
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
@@ -61,7 +63,8 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   bypasses the cache.
 
 exit codes: 0 no findings (hints such as deprecations do not count), 1 findings (diff: a breaking change;
-  --diff: a fix to make), 2 usage or target error`;
+  --diff: a fix to make), 2 usage or target error, or results that are incomplete (an input skipped
+  or a target module unreadable)`;
 
 interface Args {
   command: 'check' | 'diff' | 'index';
@@ -170,6 +173,13 @@ function emit(io: { stdout: NodeJS.WritableStream }, args: Args, text: string): 
   else io.stdout.write(text);
 }
 
+/** Exit code 2 and its reason when results are incomplete (inputs skipped, target modules unreadable). */
+function incomplete(skipped: number, targetErrors: number, stderr: NodeJS.WritableStream): boolean {
+  if (targetErrors > 0) stderr.write(`apidrift: ${targetErrors} target module${targetErrors === 1 ? '' : 's'} could not be read: the results are incomplete\n`);
+  if (skipped > 0) stderr.write(`apidrift: ${skipped} input${skipped === 1 ? ' was' : 's were'} skipped or checked in part: the results are incomplete\n`);
+  return targetErrors > 0 || skipped > 0;
+}
+
 function finish(engine: Engine, code: number): number {
   engine.saveCache();
   return code;
@@ -185,7 +195,7 @@ async function runIndex(engine: Engine, args: Args, started: number, io: { stdou
   return 0;
 }
 
-async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }): Promise<number> {
+async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }, skip: (msg: string) => void): Promise<number> {
   const base = engine.baseline!;
   await base.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the baseline'));
   await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the target'));
@@ -196,12 +206,19 @@ async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout
       if (n) uses!.set(n, (uses!.get(n) ?? 0) + 1);
     };
     for (const file of files) {
-      const text = readSource(file, (m) => io.stderr.write(`apidrift: ${m}\n`));
+      const text = readSource(file, skip);
       if (text === undefined) continue;
-      const r = engine.check(text, file);
+      let r: ReturnType<Engine['check']>;
+      let b: ReturnType<Engine['check']>;
+      try {
+        r = engine.check(text, file);
+        base.program.nextGeneration();
+        b = base.checker.check(text, { file });
+      } catch (e) {
+        skip(`skipped ${file}: could not check it (${(e as Error).message})`);
+        continue;
+      }
       for (const c of r.calls) add(c.callee);
-      base.program.nextGeneration();
-      const b = base.checker.check(text, { file });
       const seen = new Set(r.calls.map((c) => `${c.extent.start.line}:${c.extent.start.character}`));
       for (const c of b.calls) if (!seen.has(`${c.extent.start.line}:${c.extent.start.character}`)) add(c.callee);
       for (const f of r.findings) if (f.code === 'unknown-import' || f.code === 'unknown-attribute' || f.code === 'unknown-module') add(f.callee);
@@ -222,7 +239,17 @@ async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout
 
 function readSource(file: string, warn: (msg: string) => void): string | undefined {
   try {
-    return new TextDecoder('utf-8').decode(fs.readFileSync(file)).replace(/^\uFEFF/, '');
+    // a device, a FIFO or a huge file is not read (it could block or never end)
+    const st = fs.statSync(file);
+    if (!st.isFile()) {
+      warn(`skipped ${file}: not a regular file`);
+      return undefined;
+    }
+    if (st.size > MAX_SOURCE_BYTES) {
+      warn(`skipped ${file}: too large to parse (${st.size} bytes; the limit is ${MAX_SOURCE_BYTES})`);
+      return undefined;
+    }
+    return decodeSource(fs.readFileSync(file));
   } catch (e) {
     warn(`skipped ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`);
     return undefined;
@@ -250,17 +277,27 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let engine: Engine;
   let files: string[];
   const configs = new ConfigFinder();
+  // every input (or part of one) not checked: a run that skipped something never exits 0
+  let skipped = 0;
+  const say = (m: string): void => {
+    io.stderr.write(`apidrift: ${escapeName(m)}\n`);
+  };
+  const skip = (m: string): void => {
+    skipped++;
+    say(m);
+  };
   try {
     if (args.command === 'check') Object.assign(args, targetsOf(args, args.paths, configs));
     engine = await Engine.open({ targets: args.targets, baseline: args.baseline, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index' });
-    if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
+    if (engine.cache) engine.cache.onError = say;
     for (const p of [engine.program, engine.baseline?.program]) {
       if (p) p.onError = (name, error) => {
-        targetErrors++;
-        io.stderr.write(`apidrift: cannot read target module ${name}: ${(error as Error).message ?? error}\n`);
+        // index workers that stop are replaced by this thread: only modules left unread count
+        if (name !== '(index workers)') targetErrors++;
+        say(`cannot read target module ${name}: ${(error as Error).message ?? error}`);
       };
     }
-    files = collectFiles(args.command === 'diff' ? args.uses : args.paths, (m) => io.stderr.write(`apidrift: ${m}\n`), args.command === 'check' ? configs : undefined);
+    files = collectFiles(args.command === 'diff' ? args.uses : args.paths, skip, args.command === 'check' ? configs : undefined);
   } catch (e) {
     if (e instanceof TargetError || e instanceof UsageError || e instanceof ConfigError) {
       io.stderr.write(`apidrift: ${e.message}\n`);
@@ -268,8 +305,10 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     }
     throw e;
   }
-  if (args.command === 'diff') return finish(engine, await runDiff(engine, args, files, io));
-  if (args.command === 'index') return finish(engine, await runIndex(engine, args, started, io));
+  if (args.command === 'diff' || args.command === 'index') {
+    const code = args.command === 'diff' ? await runDiff(engine, args, files, io, skip) : await runIndex(engine, args, started, io);
+    return finish(engine, incomplete(skipped, targetErrors, io.stderr) && !args.exitZero ? 2 : code);
+  }
   const findings: CellFinding[] = [];
   const checked: string[] = [];
   let fixedFindings = 0;
@@ -279,7 +318,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let callsUntraced = 0;
   let checkedFiles = 0;
   const calls: Array<{ file: string; call: CallInfo }> = [];
-  const inputs: Array<{ file: string; text?: string; module?: { name: string; isPackage: boolean } }> = [];
+  const inputs: Array<{ file: string; zip?: ZipRoot; rel?: string; module?: { name: string; isPackage: boolean } }> = [];
   for (const file of files) {
     if (/\.(whl|zip)$/i.test(file)) {
       // an archive: check each Python member as the module it is
@@ -287,17 +326,26 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       try {
         zip = new ZipRoot(file);
       } catch (e) {
-        io.stderr.write(`apidrift: ${(e as Error).message}\n`);
+        say((e as Error).message);
         return 2;
       }
       for (const rel of zip.members().filter((m) => /\.py$/.test(m)).sort()) {
-        inputs.push({ file: zip.displayPath(rel), text: zip.readText(rel) ?? '', module: Engine.moduleNameOfRelative(rel) });
+        inputs.push({ file: zip.displayPath(rel), zip, rel, module: Engine.moduleNameOfRelative(rel) });
       }
     } else inputs.push({ file });
   }
-  for (const { file, text: given, module } of inputs) {
-    const text = given ?? readSource(file, (m) => io.stderr.write(`apidrift: ${m}\n`));
+  for (const { file, zip, rel, module } of inputs) {
+    let text: string | undefined;
+    if (zip && rel) {
+      try {
+        text = zip.readText(rel);
+      } catch (e) {
+        skip(`skipped ${file}: ${(e as Error).message}`);
+        continue;
+      }
+    } else text = readSource(file, skip);
     if (text === undefined) continue;
+    const given = zip ? text : undefined;
     let r: ReturnType<Engine['check']>;
     try {
       // archive members are not fixed in place
@@ -312,10 +360,12 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         io.stderr.write(`apidrift: ${e.message}\n`);
         return 2;
       }
-      io.stderr.write(`apidrift: skipped ${file}: could not check it (${(e as Error).message})\n`);
+      skip(`skipped ${file}: could not check it (${(e as Error).message})`);
+      if (e instanceof ParserCrashError) await parserReady(); // the next file gets a fresh parser
       continue;
     }
-    for (const why of r.skipped) io.stderr.write(`apidrift: skipped part of ${file}: ${why}\n`);
+    if (r.skipped.length > 0) skipped++;
+    for (const why of r.skipped) say(`skipped part of ${file}: ${why}`);
     checked.push(file);
     callsChecked += r.callsChecked;
     callsUnknown += r.callsUnknown;
@@ -331,22 +381,35 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   } else {
     for (const f of fixedFiles) fs.writeFileSync(f.file, f.after);
     if (args.fix === 'apply') io.stderr.write(`apidrift: fixed ${fixedFindings} finding${fixedFindings === 1 ? '' : 's'} in ${fixedFiles.length} file${fixedFiles.length === 1 ? '' : 's'}\n`);
-    const stats = { files: checkedFiles, callsChecked, callsUnknown, callsUntraced, targetModulesRead: engine.modulesRead, ms };
+    const stats = { files: checkedFiles, callsChecked, callsUnknown, callsUntraced, targetModulesRead: engine.modulesRead, skipped, targetErrors, ms };
     emit(io, args, formatCheck(args.format as OutputFormat, { findings, files: checked, stats, ...(args.listCalls ? { calls } : {}), version: VERSION, cwd: process.cwd() }));
   }
   engine.saveCache();
-  // a target that could not be read in full gives no all-clear
-  if (targetErrors > 0) {
-    io.stderr.write(`apidrift: ${targetErrors} target module${targetErrors === 1 ? '' : 's'} could not be read: the results are incomplete\n`);
-    return 2;
-  }
+  // a target that could not be read in full, or an input not checked, gives no all-clear
+  if (incomplete(skipped, targetErrors, io.stderr) && !args.exitZero) return 2;
   if (args.exitZero) return 0;
   // hints (deprecations) inform; errors and warnings fail the run; --diff fails when there is a fix to make
   if (args.fix === 'diff' && fixedFiles.length > 0) return 1;
   return findings.some((f) => f.severity === 'error' || f.severity === 'warning') ? 1 : 0;
 }
 
+/**
+ * Output that cannot be written: a reader that went away (`| head -1`) ends the run quietly; any
+ * other failure (a full disk) is an error, never a silently cut report.
+ */
+function watchOutput(): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    try {
+      process.stderr.write(`apidrift: cannot write the output: ${e.code ?? e.message}\n`);
+    } finally {
+      process.exit(2);
+    }
+  });
+}
+
 if (require.main === module) {
+  watchOutput();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

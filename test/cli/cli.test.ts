@@ -36,7 +36,7 @@ describe('apidrift check', () => {
     assert.equal(r.code, 1, r.stderr);
     const out = JSON.parse(r.stdout);
     assert.equal(out.version, 1);
-    assert.deepEqual(Object.keys(out.stats).sort(), ['callsChecked', 'callsUnknown', 'callsUntraced', 'files', 'ms', 'targetModulesRead']);
+    assert.deepEqual(Object.keys(out.stats).sort(), ['callsChecked', 'callsUnknown', 'callsUntraced', 'files', 'ms', 'skipped', 'targetErrors', 'targetModulesRead']);
     assert.equal(out.stats.files, 1);
     assert.ok(out.stats.callsChecked > 0 && out.stats.targetModulesRead > 0);
     const kw = out.diagnostics.find((d: { code: string; param: string }) => d.code === 'unexpected-keyword' && d.param === 'isdst');

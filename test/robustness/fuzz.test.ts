@@ -191,3 +191,74 @@ describe('fuzzing the language server with random edits', () => {
     assert.deepEqual(errors, [], `seed ${SEED}: the server logged errors`);
   });
 });
+
+describe('fuzzing the language server with big documents, huge calls and a framing error', () => {
+  it('answers every version right (or says it could not check it), keeps serving other requests, and exits on a broken header', { timeout: 300_000 }, async () => {
+    const seed = (SEED ^ 0x1414) >>> 0;
+    console.log(`big-document fuzz seed ${seed} (replay: APIDRIFT_FUZZ_SEED=${SEED})`);
+    const rand = prng(seed);
+    const int = (n: number): number => Math.floor(rand() * n);
+    const target = path.join(VLLM, 'new');
+    const engine = await Engine.open({ targets: [target] });
+    const client = new TestClient({ targets: [target] });
+    const pid = client.proc.pid!;
+    try {
+      await client.initialize(ROOT);
+      const uri = pathToFileURL(path.join(path.dirname(VLLM_USER), 'fuzz_big.py')).href;
+      const other = pathToFileURL(path.join(path.dirname(VLLM_USER), 'fuzz_other.py')).href;
+      client.open(other, VLLM_TEXT, 1);
+      assert.equal((await client.diagnosticsFor(other, 1)).length, 3);
+      let version = 1;
+      client.open(uri, VLLM_TEXT, version);
+      const kinds = { small: 0, hugeCall: 0, tooLarge: 0, nearLimit: 0 };
+      const want = (text: string): string[] => {
+        try {
+          return findingKeys(engine.check(text, VLLM_USER.replace(/[^/]+$/, 'fuzz_big.py')));
+        } catch (e) {
+          assert.match((e as Error).message, /too large to parse/);
+          return ['not-checked'];
+        }
+      };
+      for (let step = 0; step < 40; step++) {
+        const r = rand();
+        let text: string;
+        if (r < 0.25) {
+          kinds.hugeCall++;
+          const n = 2_000 + int(20_000);
+          const arg = (i: number): string => (rand() < 0.5 ? `k${i}=${i}` : `${i}`);
+          text = `from vllm.v1.core.sched.scheduler import Scheduler\nScheduler(${Array.from({ length: n }, (_, i) => arg(i)).join(', ')})\n` + VLLM_TEXT;
+        } else if (r < 0.35) {
+          kinds.tooLarge++;
+          text = VLLM_TEXT + 'x = 1\n'.repeat(1_500_000 + int(100_000));
+        } else if (r < 0.4) {
+          kinds.nearLimit++;
+          text = VLLM_TEXT + '# ' + 'y'.repeat(1_000_000 + int(1_000_000)) + '\n';
+        } else {
+          kinds.small++;
+          const at = int(VLLM_TEXT.length);
+          text = VLLM_TEXT.slice(0, at) + pick(rand, TOKENS) + VLLM_TEXT.slice(at);
+        }
+        version++;
+        client.change(uri, version, [{ text }]);
+        // the other document is still answered while this one is checked
+        await within(`hover on the other document at step ${step}`, 60_000, client.conn.sendRequest('textDocument/hover', { textDocument: { uri: other }, position: { line: 0, character: 0 } }));
+        const diags = await within(`diagnostics of v${version} (step ${step})`, 120_000, client.diagnosticsFor(uri, version));
+        const expected = want(text);
+        const got = expected[0] === 'not-checked' ? diags.map((d) => d.code) : diags.map(diagKey).sort();
+        assert.deepEqual(got, expected, `seed ${seed}, step ${step}`);
+      }
+      console.log(`big-document fuzz: ${JSON.stringify(kinds)}; server peak memory ${memoryOf(pid).peakMB.toFixed(0)} MB`);
+      assert.ok(isAlive(pid));
+      // a broken header: the server exits by itself (the client then starts a new one)
+      const exited = new Promise<number | null>((resolve) => client.proc.on('exit', (code) => resolve(code)));
+      client.proc.stdin!.write('Content-Lenght: 12\r\n\r\n{"jsonrpc":"2.0"}');
+      assert.equal(await within('the server to exit after a broken header', 30_000, exited), 1);
+    } finally {
+      if (isAlive(pid)) await client.shutdown();
+    }
+  });
+});
+
+function pick<T>(rand: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(rand() * xs.length)];
+}

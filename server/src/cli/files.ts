@@ -90,6 +90,19 @@ function isPythonScript(p: string): boolean {
 export function collectFiles(paths: string[], warn: (msg: string) => void, configs?: ConfigFinder): string[] {
   const files: string[] = [];
   const seen = new Set<string>();
+  // a file given twice, or reached twice through links, is checked once
+  const seenFiles = new Set<string>();
+  const add = (p: string): void => {
+    let real = p;
+    try {
+      real = fs.realpathSync(p);
+    } catch {
+      // checked (and reported) when read
+    }
+    if (seenFiles.has(real)) return;
+    seenFiles.add(real);
+    files.push(p);
+  };
   const visit = (p: string, rules: GitRules[]): void => {
     let st: fs.Stats;
     try {
@@ -104,9 +117,9 @@ export function collectFiles(paths: string[], warn: (msg: string) => void, confi
       if (name.startsWith('.') || DEFAULT_EXCLUDES.includes(name) || gitIgnored(rules, p, true) || (config && excludedByConfig(config, p, true))) return;
       walk(p, rules);
     } else if (!st.isFile()) {
-      warn(`skipped ${p}: not a regular file`);
+      if (/\.(pyi?|ipynb)$/.test(p)) warn(`skipped ${p}: not a regular file`);
     } else if (!path.basename(p).startsWith('.') && includedByConfig(config, p) && !gitIgnored(rules, p, false) && !(config && excludedByConfig(config, p, false))) {
-      files.push(p);
+      add(p);
     }
   };
   const walk = (dir: string, rules: GitRules[]): void => {
@@ -120,7 +133,24 @@ export function collectFiles(paths: string[], warn: (msg: string) => void, confi
     seen.add(real);
     let entries: string[];
     try {
-      entries = fs.readdirSync(dir).sort();
+      const raw = fs.readdirSync(dir, { encoding: 'buffer' });
+      entries = [];
+      for (const b of raw) {
+        const name = b.toString('utf8');
+        // a name that is not UTF-8 cannot be opened by its decoded form: said, never silently lost
+        if (!Buffer.from(name, 'utf8').equals(b)) {
+          let isDir = false;
+          try {
+            isDir = fs.lstatSync(Buffer.concat([Buffer.from(dir + path.sep), b])).isDirectory();
+          } catch {
+            // gone: nothing to say about it
+          }
+          if (/\.(pyi?|ipynb)$/.test(name) || isDir) warn(`skipped ${path.join(dir, name)}: its name is not valid UTF-8`);
+          continue;
+        }
+        entries.push(name);
+      }
+      entries.sort();
     } catch (e) {
       warn(`skipped ${dir}: ${(e as NodeJS.ErrnoException).code ?? e}`);
       return;
@@ -142,7 +172,7 @@ export function collectFiles(paths: string[], warn: (msg: string) => void, confi
       walk(p, gitIgnored(above, path.resolve(p), true) ? [] : above);
     }
     else if (!st.isFile()) warn(`skipped ${p}: not a regular file`);
-    else if (/\.(pyi?|ipynb|whl|zip)$/i.test(p) || isPythonScript(p)) files.push(p);
+    else if (/\.(pyi?|ipynb|whl|zip)$/i.test(p) || isPythonScript(p)) add(p);
     else throw new UsageError(`${p} is not a Python file, a notebook (.ipynb) or an archive (.whl/.zip)`);
   }
   return files;

@@ -36,12 +36,24 @@ export interface CheckOutput {
   findings: CellFinding[];
   /** The files checked (display paths), for formats that list passing files. */
   files: string[];
-  stats: { files: number; callsChecked: number; callsUnknown: number; callsUntraced: number; targetModulesRead: number; ms: number };
+  stats: { files: number; callsChecked: number; callsUnknown: number; callsUntraced: number; targetModulesRead: number; skipped?: number; targetErrors?: number; ms: number };
   /** With --list-calls: every call into the target, with its status and why it was left open. */
   calls?: Array<{ file: string; call: CallInfo }>;
   version: string;
   /** Folder that relative paths in the output are relative to. */
   cwd: string;
+}
+
+/**
+ * A file name as one line of text output: control characters (a newline, an escape sequence)
+ * written as escapes, so that a name can never forge or colour an output line.
+ */
+export function escapeName(name: string): string {
+  // eslint-disable-next-line no-control-regex
+  return name.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => {
+    const n = c.charCodeAt(0);
+    return c === '\n' ? '\\n' : c === '\t' ? '\\t' : c === '\r' ? '\\r' : n < 256 ? `\\x${n.toString(16).padStart(2, '0')}` : `\\u${n.toString(16)}`;
+  });
 }
 
 /** A path as the output shows it: relative to the working folder when inside it, with `/`. */
@@ -58,16 +70,19 @@ function fixJson(x: Fix): Record<string, unknown> {
 
 export function formatText(out: CheckOutput): string {
   const lines = out.findings.map((f) => {
-    const where = f.cell !== undefined ? `${f.file}:cell ${f.cell + 1}` : f.file;
+    const where = escapeName(f.cell !== undefined ? `${f.file}:cell ${f.cell + 1}` : f.file);
     return `${where}:${f.range.start.line + 1}:${f.range.start.character + 1}: ${f.severity} [${f.code}] ${f.message}`;
   });
   for (const { file, call } of out.calls ?? []) {
     const at = `${file}:${call.range.start.line + 1}:${call.range.start.character + 1}`;
-    lines.push(`${at}: ${call.status ?? 'checked'} ${call.callee}${call.unknownReason ? ` (${call.unknownReason})` : ''}`.replace(/[\x00-\x08\x0a-\x1f\x7f]/g, '?'));
+    lines.push(`${escapeName(at)}: ${call.status ?? 'checked'} ${call.callee}${call.unknownReason ? ` (${escapeName(call.unknownReason)})` : ''}`);
   }
   const s = out.stats;
   const n = out.findings.length;
-  lines.push(`${n} finding${n === 1 ? '' : 's'} in ${s.files} file${s.files === 1 ? '' : 's'} (${s.callsChecked} calls checked, ${s.callsUnknown} unknown, ${s.callsUntraced} untraced, ${s.targetModulesRead} target modules read, ${s.ms} ms)`);
+  lines.push(
+    `${n} finding${n === 1 ? '' : 's'} in ${s.files} file${s.files === 1 ? '' : 's'} (${s.callsChecked} calls checked, ${s.callsUnknown} unknown, ${s.callsUntraced} untraced, ${s.targetModulesRead} target modules read, ${s.ms} ms)` +
+      (s.skipped ? `; ${s.skipped} skipped` : ''),
+  );
   return lines.join('\n') + '\n';
 }
 

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { CancelledError, Checker, type CheckResult, type CrossVersion, releaseRoot } from './check/check';
 import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
-import { deferParser, initParser, parsePython, parsePythonIncremental, type Tree } from './parser';
+import { deferParser, initParser, parsePython, parsePythonIncremental, parserGeneration, type Tree } from './parser';
 import { Program } from './resolve/program';
 import { parseRecovering } from './check/recover';
 import { StatementMemo } from './check/statements';
@@ -118,6 +118,7 @@ export class Engine {
    * relative imports resolve); any other file is checked as a script.
    */
   check(text: string, file: string, isCancelled?: () => boolean, module?: { name: string; isPackage: boolean }): CheckResult {
+    this.dropDeadTrees();
     this.program.nextGeneration();
     const mod = module ?? this.moduleNameOf(file);
     const opts = { file, moduleName: mod?.name, isPackage: mod?.isPackage, isCancelled };
@@ -142,9 +143,27 @@ export class Engine {
       }
       return result;
     } finally {
-      releaseRoot(tree);
-      if (tree !== raw) tree.delete();
+      if (this.treesGeneration === parserGeneration) {
+        releaseRoot(tree);
+        if (tree !== raw) tree.delete();
+      }
+      // else the parser crashed during this check: its trees went with it
+      this.dropDeadTrees();
     }
+  }
+
+  /** The parser generation the kept trees belong to. */
+  private treesGeneration = parserGeneration;
+
+  /**
+   * After a parser crash, the trees kept from before are dead (their memory went with the old
+   * wasm instance): they are forgotten, not deleted, and the next parse of each file starts afresh.
+   */
+  private dropDeadTrees(): void {
+    if (this.treesGeneration === parserGeneration) return;
+    this.treesGeneration = parserGeneration;
+    this.trees.clear();
+    for (const m of this.memos.values()) m.checked = undefined;
   }
 
   /** Statement results of recently checked files, for re-checks after an edit. */

@@ -7,12 +7,28 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
+import { createRequire } from 'module';
 import type { Node, Parser as ParserType, Tree } from 'web-tree-sitter';
+import { MAX_SOURCE_CHARS, SourceTooLargeError } from './sources/sourceRoot';
+
+export { MAX_SOURCE_CHARS };
 
 // Loaded with require so that bundles pick the CommonJS build of web-tree-sitter.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { Language, Parser } = require('web-tree-sitter') as typeof import('web-tree-sitter');
+let binding = require('web-tree-sitter') as typeof import('web-tree-sitter');
 type Parser = ParserType;
+
+/** A source the engine declines to parse (too large); the caller reports it as skipped. */
+export { SourceTooLargeError };
+
+/** The parser crashed on this source; a fresh parser serves the next one. */
+export class ParserCrashError extends Error {}
+
+/**
+ * Bumped each time the parser is replaced after a crash: trees made by an earlier generation are
+ * dead (their memory went with the old wasm instance) and must be dropped, not used or deleted.
+ */
+export let parserGeneration = 0;
 
 export type { Node, Tree };
 
@@ -56,16 +72,92 @@ export function initParser(dir?: string): Promise<Parser> {
   if (!ready) {
     wasmFolder = dir;
     ready = (async () => {
-      const where = locateWasm(dir);
-      await Parser.init({ locateFile: () => where.runtime });
-      const language = await Language.load(where.grammar);
-      const parser = new Parser();
-      parser.setLanguage(language);
+      const parser = await newParser(binding, locateWasm(dir));
       parserInstance = parser;
       return parser;
     })();
   }
   return ready;
+}
+
+async function newParser(b: typeof binding, where: WasmLocation): Promise<Parser> {
+  await b.Parser.init({ locateFile: () => where.runtime });
+  const language = await b.Language.load(where.grammar);
+  const parser = new b.Parser();
+  parser.setLanguage(language);
+  return parser;
+}
+
+/**
+ * After a wasm abort the whole instance is dead. A fresh copy of web-tree-sitter is loaded (the
+ * CommonJS file beside the bundle, or the installed package) and a new parser made from it; until
+ * it is ready, parses fail with ParserCrashError (counted by the callers, never silent).
+ */
+let reloading: Promise<void> | undefined;
+function replaceParser(): void {
+  parserInstance = undefined;
+  parserGeneration++;
+  if (reloading) return;
+  reloading = (async () => {
+    try {
+      const candidates: string[] = [];
+      if (wasmFolder) candidates.push(path.join(wasmFolder, 'tree-sitter.cjs'));
+      try {
+        candidates.push(require.resolve('web-tree-sitter'));
+      } catch {
+        // bundled: only the copy beside the bundle can serve
+      }
+      const file = candidates.find((c) => fs.existsSync(c));
+      if (!file) return;
+      const req = createRequire(__filename);
+      delete req.cache[file];
+      const fresh = req(file) as typeof binding;
+      delete req.cache[file];
+      const parser = await newParser(fresh, locateWasm(wasmFolder));
+      binding = fresh;
+      parserInstance = parser;
+      ready = Promise.resolve(parser);
+    } catch {
+      // no fresh parser: later parses keep failing with ParserCrashError
+    } finally {
+      reloading = undefined;
+    }
+  })();
+  ready = reloading.then(() => {
+    if (!parserInstance) throw new ParserCrashError('the parser crashed and could not be restarted');
+    return parserInstance;
+  });
+  ready.catch(() => undefined);
+}
+
+/** Resolves when a parser is usable again after a crash (at once when none happened). */
+export async function parserReady(): Promise<boolean> {
+  if (reloading) await reloading;
+  return !!parserInstance;
+}
+
+/** Runs one parse; a wasm abort replaces the parser and is reported as ParserCrashError. */
+function guarded(run: (parser: Parser) => Tree | null): Tree {
+  if (!parserInstance) {
+    if (reloading || parserGeneration > 0) throw new ParserCrashError('the parser is restarting after a crash');
+    throw new Error('parser not initialised: await initParser() first');
+  }
+  let tree: Tree | null;
+  try {
+    tree = run(parserInstance);
+  } catch (e) {
+    if ((e as Error)?.constructor?.name === 'RuntimeError' || /Aborted\(/.test(String((e as Error)?.message ?? e))) {
+      replaceParser();
+      throw new ParserCrashError(`the parser crashed (${(e as Error).message ?? e})`);
+    }
+    throw e;
+  }
+  if (!tree) throw new Error('tree-sitter returned no tree');
+  return tree;
+}
+
+function checkSize(text: string): void {
+  if (text.length > MAX_SOURCE_CHARS) throw new SourceTooLargeError(text.length, 'characters');
 }
 
 function cleanSource(text: string): string {
@@ -96,7 +188,7 @@ function pointAt(text: string, index: number): { row: number; column: number } {
  * tree-sitter re-parses only what the edit touched. The caller deletes both trees.
  */
 export function parsePythonIncremental(text: string, previous: { text: string; tree: Tree }): Tree {
-  if (!parserInstance) throw new Error('parser not initialised: await initParser() first');
+  checkSize(text);
   const a = cleanSource(previous.text);
   const b = cleanSource(text);
   let start = 0;
@@ -122,16 +214,12 @@ export function parsePythonIncremental(text: string, previous: { text: string; t
     oldEndPosition: pointAt(a, endA),
     newEndPosition: pointAt(b, endB),
   });
-  const tree = parserInstance.parse(b, previous.tree);
-  if (!tree) throw new Error('tree-sitter returned no tree');
-  return tree;
+  return guarded((parser) => parser.parse(b, previous.tree));
 }
 
 /** Parses Python source; `initParser` must have completed. The caller deletes the tree. */
 export function parsePython(text: string): Tree {
-  if (!parserInstance) throw new Error('parser not initialised: await initParser() first');
+  checkSize(text);
   const clean = cleanSource(text);
-  const tree = parserInstance.parse(clean);
-  if (!tree) throw new Error('tree-sitter returned no tree');
-  return tree;
+  return guarded((parser) => parser.parse(clean));
 }

@@ -15,6 +15,8 @@ import {
   type InitializeResult,
   MarkupKind,
   ProposedFeatures,
+  StreamMessageReader,
+  StreamMessageWriter,
   TextDocuments,
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
@@ -25,6 +27,7 @@ import { toCodeAction, toDiagnostic } from './convert';
 import { detectEnvironments } from './detect';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
+import { parserReady, ParserCrashError } from '../engine/parser';
 import { buildReport, formatReportText } from '../engine/report/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 
@@ -34,7 +37,21 @@ const DEBOUNCE_MS = 120;
 const FAST_CHECK_MS = 25;
 const TEST_FAIL_ON = process.env.APIDRIFT_TEST_FAIL_ON;
 
-const connection = createConnection(ProposedFeatures.all);
+/**
+ * Over stdio, a message with a broken header leaves the reader out of step with the stream for
+ * good: every later message would be lost, and the editor would show stale or no diagnostics with
+ * no sign of trouble. The server exits instead (stderr says why), and the client starts a new one.
+ */
+function stdioConnection(): ReturnType<typeof createConnection> {
+  const reader = new StreamMessageReader(process.stdin);
+  reader.onError((e) => {
+    process.stderr.write(`apidrift: the message stream is broken (${e.message.split('\n')[0]}): exiting so that the client restarts the server\n`);
+    process.exit(1);
+  });
+  return createConnection(ProposedFeatures.all, reader, new StreamMessageWriter(process.stdout));
+}
+
+const connection = process.argv.includes('--stdio') ? stdioConnection() : createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);
 
 let workspaceFolder: string | undefined;
@@ -75,6 +92,31 @@ function log(message: string): void {
 function sendStatus(state: ServerState, message: string): void {
   const params: StatusParams = { state, targets: resolvedTargets, message, pid: process.pid };
   void connection.sendNotification(StatusNotification, params);
+  if (state === 'ready') readyMessage = message;
+}
+
+/** The last 'ready' status, said again once every document that could not be checked can be. */
+let readyMessage = '';
+/** Open documents whose last check failed, and why: the status says so while there are any. */
+const notChecked = new Map<string, string>();
+
+/**
+ * A document that could not be checked (too large, the parser crashed, an internal error) is
+ * never shown as clean: it gets one warning saying so, and the status says it too.
+ */
+function reportNotChecked(uri: string, version: number, reason: string): void {
+  notChecked.set(uri, reason);
+  void connection.sendDiagnostics({
+    uri,
+    version,
+    diagnostics: [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 2, source: 'apidrift', code: 'not-checked', message: `apidrift could not check this file: ${reason}` }],
+  });
+  sendStatus('error', `${path.basename(uriToPath(uri))} could not be checked: ${reason}`);
+}
+
+function checkedAgain(uri: string): void {
+  if (!notChecked.delete(uri)) return;
+  if (notChecked.size === 0 && readyMessage) sendStatus('ready', readyMessage);
 }
 
 function uriToPath(uri: string): string {
@@ -116,6 +158,11 @@ function detected(): ReturnType<typeof detectEnvironments> {
   return detectEnvironments({ workspaceFolder, interpreter: environment.interpreter, virtualEnv: process.env.VIRTUAL_ENV });
 }
 
+function isInside(file: string, dir: string): boolean {
+  const rel = path.relative(path.resolve(dir), file);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
 /** Notices a target that changes on disk (a `pip install -U` in the environment) and re-checks. */
 function watchTargets(paths: string[]): void {
   for (const w of watchers) w.close();
@@ -123,8 +170,16 @@ function watchTargets(paths: string[]): void {
   for (const p of paths) {
     try {
       if (!fs.statSync(p).isDirectory()) continue;
+      // a whole file system changes all the time (logs, temporary files): it is re-validated in
+      // idle time instead of being watched
+      if (path.parse(path.resolve(p)).root === path.resolve(p)) {
+        log(`not watching ${p} (the root of a file system): its files are re-validated in idle time`);
+        continue;
+      }
       const w = fs.watch(p, { recursive: true }, (_event, file) => {
         if (file && !/\.pyi?$|(^|[\\/])[^.\\/]+$/.test(String(file))) return;
+        // what the server itself writes (its cache, when it lies inside a target) is no change
+        if (file && cacheDir && isInside(path.resolve(p, String(file)), cacheDir)) return;
         clearTimeout(watchTimer);
         watchTimer = setTimeout(() => {
           if (!engine) return;
@@ -132,7 +187,7 @@ function watchTargets(paths: string[]): void {
           engine.refresh();
           engine.program.invalidateIndex();
           engine.baseline?.program.invalidateIndex();
-          sendStatus('ready', 'target changed on disk: re-checked');
+          if (notChecked.size === 0) sendStatus('ready', 'target changed on disk: re-checked');
           // the full index also tells which subclasses override a method (virtual dispatch)
           void indexInBackground(engine);
           for (const doc of documents.all()) schedule(doc, 0);
@@ -288,9 +343,11 @@ async function validate(uri: string, version: number): Promise<void> {
   } catch (e) {
     if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
     log(`error while checking ${uri}: ${(e as Error).stack ?? e}`);
-    // findings of an older text would sit at wrong places: clear them
+    // findings of an older text would sit at wrong places: clear them, and say why there are none
     results.delete(uri);
-    void connection.sendDiagnostics({ uri, version, diagnostics: [] });
+    reportNotChecked(uri, version, (e as Error).message ?? String(e));
+    // after a parser crash, the next check waits for the fresh parser
+    if (e instanceof ParserCrashError) await parserReady();
     return;
   }
   if (documents.get(uri)?.version !== version) return; // a newer version is on its way
@@ -300,6 +357,7 @@ async function validate(uri: string, version: number): Promise<void> {
   const file = uriToPath(uri);
   result = { ...result, findings: applyConfig(result.findings, configFor(file), file) };
   results.set(uri, { version, result });
+  checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });
   log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
@@ -402,6 +460,7 @@ connection.onRequest(RecheckRequest, async () => {
 documents.onDidOpen((e) => schedule(e.document, 0));
 documents.onDidChangeContent((e) => schedule(e.document));
 documents.onDidClose((e) => {
+  checkedAgain(e.document.uri);
   timers.get(e.document.uri)?.cancel();
   timers.delete(e.document.uri);
   results.delete(e.document.uri);

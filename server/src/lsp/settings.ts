@@ -22,8 +22,16 @@ export function parseSettings(raw: unknown): Settings {
   return { targets: paths(obj.targets), baseline: paths(obj.baseline) };
 }
 
-/** Resolves `${workspaceFolder}`, `~` and relative paths against the first workspace folder. */
+/**
+ * Resolves `${workspaceFolder}`, `~` and relative paths against the first workspace folder. In
+ * `git:REPO@REF` only REPO is a path: the form stays a git target.
+ */
 export function resolveTargetPath(p: string, workspaceFolder: string | undefined): string {
+  if (p.startsWith('git:')) {
+    const at = p.lastIndexOf('@');
+    if (at > 4 && at < p.length - 1) return `git:${resolveTargetPath(p.slice(4, at), workspaceFolder)}${p.slice(at)}`;
+    return p; // malformed: the engine says how it should be written
+  }
   let out = p.replace(/\$\{workspaceFolder\}/g, workspaceFolder ?? '');
   if (out.startsWith('~/') && process.env.HOME) out = path.join(process.env.HOME, out.slice(2));
   if (!path.isAbsolute(out) && workspaceFolder) out = path.join(workspaceFolder, out);

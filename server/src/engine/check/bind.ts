@@ -38,14 +38,15 @@ export function bindCall(sig: Sig, args: CallArg[]): BindError[] {
   for (let i = 0; i < (sig.boundPositional ?? 0) && slot < positionalParams.length; i++) filled.add(positionalParams[slot++].name);
   let tooMany: CallArg | undefined;
   let positionalCount = sig.boundPositional ?? 0;
-  for (const a of args) {
+  for (let at = 0; at < args.length; at++) {
+    const a = args[at];
     if (a.kind === 'star') {
       for (let i = slot; i < positionalParams.length; i++) maybeFilled.add(positionalParams[i].name);
       continue;
     }
     if (a.kind !== 'positional') continue;
     positionalCount++;
-    if (!hasStar || args.indexOf(a) < firstStar) {
+    if (!hasStar || at < firstStar) {
       if (slot < positionalParams.length && positionalParams[slot].preset) {
         errors.push({ kind: 'multiple-values', param: positionalParams[slot].name, argIndex: a.index, message: `${name}() got multiple values for argument '${positionalParams[slot].name}'` });
       }
@@ -67,10 +68,12 @@ export function bindCall(sig: Sig, args: CallArg[]): BindError[] {
     });
   }
 
-  // 2. keyword arguments
+  // 2. keyword arguments (parameters found by name in a map: a call may have thousands)
+  const byName = new Map<string, (typeof params)[number]>();
+  for (const x of params) if ((x.kind === 'normal' || x.kind === 'kwonly' || x.kind === 'posonly') && !byName.has(x.name)) byName.set(x.name, x);
   for (const a of args) {
     if (a.kind !== 'keyword' || !a.name) continue;
-    const p = params.find((x) => x.name === a.name && (x.kind === 'normal' || x.kind === 'kwonly' || x.kind === 'posonly'));
+    const p = byName.get(a.name);
     if (p && p.kind !== 'posonly') {
       if (filled.has(p.name)) {
         errors.push({ kind: 'multiple-values', param: p.name, argIndex: a.index, message: `${name}() got multiple values for argument '${p.name}'` });

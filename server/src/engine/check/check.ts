@@ -54,6 +54,8 @@ export interface OverrideInfo {
   /** The overridden method, dotted. */
   base: string;
   params: Param[];
+  /** The override's own parameters (to tell whether it already fits a changed signature). */
+  own?: Param[];
   definition: SourceLocation | null;
 }
 
@@ -443,11 +445,13 @@ class FileCheck {
       if (!nameNode || !method || method === '__init__' || method === '__new__' || method === '__init_subclass__') continue;
       const base = this.checker.callables.superMember(mro, 1, method);
       if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) continue;
+      const own = cls.members.get(method)?.find((b) => b.kind === 'def');
       this.overrides.push({
         range: rangeOf(nameNode),
         method,
         base: `${base.owner.qualname}.${method}`,
         params: base.fn.params,
+        own: own?.kind === 'def' ? own.fn.params : undefined,
         definition: { file: base.summary.file, line: base.fn.line },
       });
     }

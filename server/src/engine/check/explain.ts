@@ -44,7 +44,7 @@ function withChange(f: Finding, change: string): Finding {
 }
 
 /** The change that explains a finding, if the two versions' signatures show one. */
-function relevant(f: Finding, changes: ParamChange[]): ParamChange | undefined {
+function relevant(f: Finding, changes: ParamChange[], params?: Param[]): ParamChange | undefined {
   const p = f.param;
   switch (f.code) {
     case 'missing-argument':
@@ -58,16 +58,31 @@ function relevant(f: Finding, changes: ParamChange[]): ParamChange | undefined {
       return changes.find((c) => c.kind === 'became-positional-only' && c.param === p);
     case 'too-many-positional':
       return changes.find((c) => c.kind === 'became-keyword-only') ?? changes.find((c) => c.kind === 'removed');
-    case 'multiple-values':
-      return changes.find((c) => c.kind === 'reordered') ?? changes.find((c) => c.kind === 'added-required' || c.kind === 'added-optional');
+    case 'multiple-values': {
+      // only a positional parameter added before `p` shifts the arguments onto it
+      const order = params?.filter((x) => x.kind === 'posonly' || x.kind === 'normal').map((x) => x.name) ?? [];
+      const before = (c: ParamChange): boolean => order.indexOf(c.param) >= 0 && order.indexOf(c.param) < order.indexOf(p ?? '');
+      return changes.find((c) => c.kind === 'reordered') ?? changes.find((c) => (c.kind === 'added-required' || c.kind === 'added-optional') && before(c));
+    }
     default:
       return undefined;
   }
 }
 
+/** Differences from the target's signature that an override may have and still take every call. */
+const HARMLESS = new Set(['added-optional', 'default-added', 'became-positional-or-keyword']);
+
+/** Whether an override's own parameters already accept every call the target's signature allows. */
+function fitsTarget(own: Param[] | undefined, target: Param[]): boolean {
+  if (!own) return false;
+  if (own.some((p) => p.kind === 'varargs') && own.some((p) => p.kind === 'varkw')) return true;
+  return diffParams(target, own).every((c) => HARMLESS.has(c.kind));
+}
+
 export function explainAgainstBaseline(target: CheckResult, base: CheckResult, file: string): void {
   const baseCalls = new Map(base.calls.map((c) => [key(c.extent), c]));
   const changesByCall = new Map<string, ParamChange[]>();
+  const paramsByCall = new Map<string, Param[]>();
   for (const call of target.calls) {
     // a call taken over from the last check may carry what it was told then: set it afresh
     const b = baseCalls.get(key(call.extent));
@@ -80,6 +95,7 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     if (b.params && call.params && b.params.length === 1 && call.params.length === 1) {
       const { changes, messages } = diffOf(b.params[0], call.params[0]);
       changesByCall.set(key(call.extent), changes);
+      paramsByCall.set(key(call.extent), call.params[0]);
       call.changes = messages;
     } else if (call.changes !== undefined) call.changes = undefined;
   }
@@ -88,7 +104,7 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     if (!found.call) continue;
     const changes = changesByCall.get(key(found.call));
     if (!changes) continue;
-    const c = relevant(found, changes);
+    const c = relevant(found, changes, paramsByCall.get(key(found.call)));
     if (!c) continue;
     const f = withChange(found, c.message);
     target.findings[i] = f;
@@ -114,6 +130,8 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     if (!b) continue;
     const changes = diffParams(b.params, o.params);
     if (changes.length === 0) continue;
+    // an override already written for the new signature needs no warning
+    if (fitsTarget(o.own, o.params)) continue;
     extra.push({
       file,
       range: o.range,

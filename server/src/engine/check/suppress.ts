@@ -29,8 +29,16 @@ function codesOf(list: string): string[] {
 }
 
 /** Whether a line's suppression comment silences `code`. */
+let lastLine: string | undefined;
+let lastMatch: RegExpExecArray | null = null;
+
 export function suppressed(line: string, code: string): boolean {
-  const m = SUPPRESS.exec(line);
+  // findings come line by line: a long line with thousands of them is searched once
+  if (line !== lastLine) {
+    lastLine = line;
+    lastMatch = SUPPRESS.exec(line);
+  }
+  const m = lastMatch;
   if (!m) return false;
   if (m[3] === undefined) return true;
   const codes = codesOf(m[3]);

@@ -1,9 +1,12 @@
 /**
  * A persistent cache of module summaries, one file per import root. Entries are keyed by the
- * file's identity (size, mtime, inode; a zip member's CRC; a git blob id) and, when the identity
- * changed, by a hash of its content: a cached summary is never used for other text. Writes go to
- * a temporary file that is renamed into place, so that two processes never leave a torn file; a
- * corrupt or foreign file is ignored and rebuilt.
+ * file's identity (size, mtime, ctime, inode; a zip member's CRC; a git blob id) and, when the
+ * identity changed, by a hash of its content: a cached summary is never used for other text.
+ * Writes go to a temporary file that is renamed into place, so that two processes never leave a
+ * torn file; a corrupt or foreign file is ignored and rebuilt. A cache folder that cannot be used
+ * (a file in its place, no permission, a full disk) is reported once and the run goes on without
+ * the cache: a cache problem never changes a result. Temporary files that an interrupted write
+ * left are removed when the cache is next written.
  */
 import { createHash } from 'crypto';
 import * as fs from 'fs';
@@ -88,28 +91,54 @@ class RootCache {
       }
       this.entries = data.entries;
       this.loadedFrom = this.file;
+      touch(this.file);
     } catch (e) {
       onError(`ignoring corrupt cache file ${this.file}: ${(e as Error).message}`);
     }
   }
 
-  save(onError: (msg: string) => void): void {
-    if (!this.dirty) return;
+  save(onError: (msg: string) => void): boolean {
+    if (!this.dirty) return true;
     const data: CacheFile = { format: CACHE_FORMAT, root: this.rootLabel, entries: this.entries };
-    const tmp = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    if (!writeAtomically(this.file, () => JSON.stringify(data), (m) => onError(`could not write cache file ${this.file}: ${m}`))) return false;
+    this.dirty = false;
+    return true;
+  }
+}
+
+/** Writes `text` to a temporary file renamed into place; false (reported) when it cannot. Never throws. */
+function writeAtomically(file: string, text: () => string, onError: (msg: string) => void): boolean {
+  const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(tmp, text());
+    fs.renameSync(tmp, file);
+    return true;
+  } catch (e) {
+    onError((e as Error).message);
     try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify(data));
-      fs.renameSync(tmp, this.file);
-      this.dirty = false;
-    } catch (e) {
-      onError(`could not write cache file ${this.file}: ${(e as Error).message}`);
-      try {
-        fs.rmSync(tmp, { force: true });
-      } catch {
-        // nothing to clean
-      }
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // nothing to clean, or nowhere to clean it
     }
+    return false;
+  }
+}
+
+/** Temporary files older than this were left by an interrupted write (a live one takes seconds). */
+const STALE_TMP_MS = 60 * 60 * 1000;
+
+/** Cache files not used for this long are evicted (a file in use is touched once a day). */
+const UNUSED_MS = 90 * 24 * 60 * 60 * 1000;
+const TOUCH_MS = 24 * 60 * 60 * 1000;
+
+/** Marks a cache file as used (for eviction); never throws. */
+function touch(file: string): void {
+  try {
+    const now = Date.now();
+    if (now - fs.statSync(file).mtimeMs > TOUCH_MS) fs.utimesSync(file, new Date(now), new Date(now));
+  } catch {
+    // read-only cache: it is only never evicted
   }
 }
 
@@ -134,8 +163,42 @@ export interface CachedIndex {
 export class SummaryCache {
   private readonly roots = new Map<SourceRoot, RootCache>();
   onError: (msg: string) => void = () => undefined;
+  /** Set after a write failed: the cache folder is unusable and nothing more is written this run. */
+  disabled = false;
+  private cleaned = false;
 
   constructor(readonly dir: string) {}
+
+  /** Reports a write failure once and stops writing. */
+  private writeFailed(msg: string): void {
+    if (!this.disabled) this.onError(`${msg} (going on without writing the cache)`);
+    this.disabled = true;
+  }
+
+  /**
+   * Removes the temporary files interrupted writes left behind, and cache files unused for 90
+   * days (once per run, never throws).
+   */
+  private cleanTemporaryFiles(): void {
+    if (this.cleaned) return;
+    this.cleaned = true;
+    try {
+      const now = Date.now();
+      for (const name of fs.readdirSync(this.dir)) {
+        const tmp = name.endsWith('.tmp');
+        if (!tmp && !/^[0-9a-f]{20}(\.index)?\.json$/.test(name)) continue; // only files this cache names
+        const p = path.join(this.dir, name);
+        try {
+          const st = fs.lstatSync(p);
+          if (st.isFile() && now - st.mtimeMs > (tmp ? STALE_TMP_MS : UNUSED_MS)) fs.rmSync(p, { force: true });
+        } catch {
+          // gone already, or not ours to remove
+        }
+      }
+    } catch {
+      // no folder yet, or not a folder: nothing to clean
+    }
+  }
 
   private rootCache(root: SourceRoot): RootCache {
     let rc = this.roots.get(root);
@@ -188,7 +251,11 @@ export class SummaryCache {
   }
 
   save(): void {
-    for (const rc of this.roots.values()) rc.save(this.onError);
+    if (this.disabled) return;
+    this.cleanTemporaryFiles();
+    for (const rc of this.roots.values()) {
+      if (!rc.save((m) => this.writeFailed(m))) return;
+    }
   }
 
   private indexFile(targetLabel: string): string {
@@ -200,27 +267,24 @@ export class SummaryCache {
     try {
       const data = JSON.parse(fs.readFileSync(this.indexFile(targetLabel), 'utf8')) as CachedIndex;
       if (data && data.format === CACHE_FORMAT && data.target === targetLabel && Array.isArray(data.modules) && Array.isArray(data.definitions) && data.versions && typeof data.versions === 'object') {
+        touch(this.indexFile(targetLabel));
         if (data.dirs !== undefined && (typeof data.dirs !== 'object' || data.dirs === null)) data.dirs = undefined;
         return data;
       }
       this.onError(`ignoring index cache for ${targetLabel}: written by another version`);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') this.onError(`ignoring corrupt index cache for ${targetLabel}: ${(e as Error).message}`);
+      const code = (e as NodeJS.ErrnoException).code;
+      // none saved (ENOTDIR: the cache folder is no folder, which a write will report)
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') this.onError(`ignoring corrupt index cache for ${targetLabel}: ${(e as Error).message}`);
     }
     return undefined;
   }
 
   saveIndex(index: CachedIndex): void {
+    if (this.disabled) return;
+    this.cleanTemporaryFiles();
     const file = this.indexFile(index.target);
-    const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-    try {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      fs.writeFileSync(tmp, JSON.stringify(index));
-      fs.renameSync(tmp, file);
-    } catch (e) {
-      this.onError(`could not write index cache ${file}: ${(e as Error).message}`);
-      fs.rmSync(tmp, { force: true });
-    }
+    writeAtomically(file, () => JSON.stringify(index), (m) => this.writeFailed(`could not write index cache ${file}: ${m}`));
   }
 
   /** Files the cache was loaded from (for reports and tests). */

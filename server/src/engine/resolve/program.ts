@@ -78,6 +78,8 @@ export interface FullIndex {
   /** Classes by each name their bases mention (built when first asked for). */
   byBaseName?: Map<string, ClassRecord[]>;
   ms: number;
+  /** Modules that could not be read or summarised (reported through `onError`); such an index is not saved. */
+  failed?: number;
 }
 
 export interface ClassRecord {
@@ -131,8 +133,22 @@ export class Program {
     const names = new Set<string>();
     let dirs: Record<string, string> | undefined = {};
     for (const root of this.target.roots) {
+      // folders being walked, by real path: a symlink back to one of them is a cycle, not a package
+      const walking = new Set<string>();
       const walk = (rel: string, prefix: string, depth: number): void => {
         if (depth > 16) return;
+        const real = root.realDir?.(rel);
+        if (real !== undefined) {
+          if (walking.has(real)) return;
+          walking.add(real);
+        }
+        try {
+          walkEntries(rel, prefix, depth);
+        } finally {
+          if (real !== undefined) walking.delete(real);
+        }
+      };
+      const walkEntries = (rel: string, prefix: string, depth: number): void => {
         if (dirs) {
           const v = root.fileVersion(rel);
           if (v === undefined) dirs = undefined;
@@ -295,14 +311,20 @@ export class Program {
       const version = root.fileVersion(rel);
       versions[`${root.label}\0${rel}`] = version ?? '';
       if (this.overlays.has(name) || this.modules.has(name)) continue; // summarised in finishIndex
-      const hit = cache?.get(root, rel, version, () => root.readText(rel));
-      if (hit?.summary && hit.summary.name === name) {
-        results[i] = moduleIndexOf(hit.summary);
-        if (keep) this.modules.set(name, { version, summary: hit.summary, generation: this.generation });
-        this.fromCache++;
-        continue;
+      let hit: ReturnType<SummaryCache['get']> | undefined;
+      let text: string | undefined;
+      try {
+        hit = cache?.get(root, rel, version, () => root.readText(rel));
+        if (hit?.summary && hit.summary.name === name) {
+          results[i] = moduleIndexOf(hit.summary);
+          if (keep) this.modules.set(name, { version, summary: hit.summary, generation: this.generation });
+          this.fromCache++;
+          continue;
+        }
+        text = hit ? hit.text : root.readText(rel);
+      } catch {
+        continue; // a damaged file: read again and reported in finishIndex
       }
-      const text = hit ? hit.text : root.readText(rel);
       if (text === undefined) continue; // reported in finishIndex
       batch.push({ at: i, name, isPackage: file.isPackage, file: root.displayPath(rel), text, root, rel, version, hash: hit?.hash });
       if (batch.length === BATCH) await flush();
@@ -399,6 +421,7 @@ export class Program {
     results: Array<ModuleIndex | undefined>,
     versions: Record<string, string> | undefined,
     onProgress?: (done: number, total: number) => void,
+    failed = 0,
   ): FullIndex {
     const definitions = new Map<string, IndexEntry[]>();
     const classes: ClassRecord[] = [];
@@ -410,6 +433,7 @@ export class Program {
         const wasLoaded = this.modules.has(name);
         const s = this.summary(name);
         if (!wasLoaded && this.releaseAfterIndex) this.modules.delete(name); // the index keeps names, not summaries
+        if (!s && this.target.findModule(name)?.rel) failed++;
         entries = s ? moduleIndexOf(s) : EMPTY_MODULE_INDEX;
       }
       signatures += entries.signatures;
@@ -421,8 +445,9 @@ export class Program {
       }
     }
     onProgress?.(modules.length, modules.length);
-    this.fullIndex = { modules, definitions, classes, signatures, ms: performance.now() - started };
-    if (this.cache) {
+    this.fullIndex = { modules, definitions, classes, signatures, ms: performance.now() - started, failed };
+    // an index that misses modules would be served as complete next time: it is not saved
+    if (this.cache && failed === 0) {
       const entries = [...definitions.entries()];
       const saved = classes.map((c): [string, string, string[], string[]] => [c.module, c.qualname, c.bases, c.methods]);
       this.cache.saveIndex({ format: CACHE_FORMAT, target: this.target.label, modules, signatures, definitions: entries, classes: saved, versions: versions ?? this.fileVersions(modules), ...(dirs ? { dirs } : {}) });
@@ -436,18 +461,20 @@ export class Program {
     if (saved) return saved;
     const { modules, dirs } = this.listModules();
     const results: ModuleIndex[] = new Array(modules.length);
+    let failed = 0;
     for (let i = 0; i < modules.length; i++) {
       const name = modules[i];
       const wasLoaded = this.modules.has(name);
       const s = this.summary(name);
       if (!wasLoaded && this.releaseAfterIndex) this.modules.delete(name); // the index keeps names, not summaries
+      if (!s && this.target.findModule(name)?.rel) failed++;
       results[i] = s ? moduleIndexOf(s) : EMPTY_MODULE_INDEX;
       if (i % 16 === 15) {
         onProgress?.(i + 1, modules.length);
         yield;
       }
     }
-    return this.finishIndex(started, modules, dirs, results, undefined, onProgress);
+    return this.finishIndex(started, modules, dirs, results, undefined, onProgress, failed);
   }
 
   get hasFullIndex(): boolean {

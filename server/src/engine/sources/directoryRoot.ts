@@ -1,6 +1,6 @@
 import * as fs from 'fs';
 import * as path from 'path';
-import { decodeSource, type SourceRoot, TargetError } from './sourceRoot';
+import { buildFilledMatcher, decodeSource, MAX_SOURCE_BYTES, type SourceRoot, SourceTooLargeError, TargetError } from './sourceRoot';
 
 /** A folder on the import path: a site-packages folder or a source checkout. */
 export class DirectoryRoot implements SourceRoot {
@@ -27,11 +27,18 @@ export class DirectoryRoot implements SourceRoot {
   }
 
   readText(rel: string): string | undefined {
+    let bytes: Buffer;
     try {
-      return decodeSource(fs.readFileSync(this.abs(rel)));
-    } catch {
+      const st = fs.statSync(this.abs(rel));
+      if (!st.isFile()) return undefined;
+      // not read at all: the parser would decline it anyway
+      if (st.size > MAX_SOURCE_BYTES) throw new SourceTooLargeError(st.size);
+      bytes = fs.readFileSync(this.abs(rel));
+    } catch (e) {
+      if (e instanceof SourceTooLargeError) throw e;
       return undefined;
     }
+    return decodeSource(bytes);
   }
 
   listDir(rel: string): string[] | undefined {
@@ -63,7 +70,31 @@ export class DirectoryRoot implements SourceRoot {
     try {
       const st = fs.statSync(this.abs(rel), { throwIfNoEntry: false });
       if (!st) return undefined;
-      return `${st.size}:${st.mtimeMs}:${st.ino}`;
+      return `${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.ino}`;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private ignored?: ((rel: string) => boolean) | null;
+
+  /** A source checkout's build-made paths, from the `.gitignore` of the folder (a checkout's root). */
+  buildFilled(rel: string): boolean {
+    if (this.ignored === undefined) {
+      let text: string | undefined;
+      try {
+        text = fs.readFileSync(path.join(this.dir, '.gitignore'), 'utf8');
+      } catch {
+        text = undefined;
+      }
+      this.ignored = buildFilledMatcher(text) ?? null;
+    }
+    return !!this.ignored && this.ignored(rel);
+  }
+
+  realDir(rel: string): string | undefined {
+    try {
+      return fs.realpathSync(this.abs(rel));
     } catch {
       return undefined;
     }

@@ -1,19 +1,41 @@
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import { decodeSource, type SourceRoot, TargetError } from './sourceRoot';
+import { buildFilledMatcher, decodeSource, type SourceRoot, TargetError } from './sourceRoot';
 
 const MAX_BUFFER = 1 << 30;
 
 /**
+ * Folders of a source checkout that are never the library itself: on Python's path they would
+ * shadow the user's own `tests`, `benchmarks`... packages.
+ */
+const NOT_THE_LIBRARY = new Set(['tests', 'test', 'testing', 'benchmarks', 'benchmark', 'examples', 'example', 'docs', 'doc', 'tools', 'scripts', 'ci', 'build', 'dist', 'csrc', 'cmake', 'requirements', 'docker', 'third_party']);
+
+/**
+ * The environment git runs in: no `GIT_*` variable of the caller's (inside a git hook or `git
+ * rebase --exec`, `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_OBJECT_DIRECTORY`... would
+ * silently point the target at another repository), and never a prompt.
+ */
+export function cleanGitEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(env)) if (!/^GIT_/i.test(k)) out[k] = v;
+  out.GIT_TERMINAL_PROMPT = '0';
+  return out;
+}
+
+/**
  * A git revision read with plumbing, without a checkout: `git:REPO@REF`, where REPO is a work
  * tree or a bare repository. The tree is listed once; the Python files' contents are read in one
- * batch the first time any file is needed.
+ * batch the first time any file is needed. Its import root is what an installed copy would put on
+ * Python's path: `src/` when the library lives there, else the top level without the folders that
+ * are never the library (tests, benchmarks, examples...).
  */
 export class GitRoot implements SourceRoot {
   readonly label: string;
   private readonly blobs = new Map<string, string>();
   private readonly dirs = new Map<string, Set<string>>();
   private contents?: Map<string, Buffer>;
+  /** Where the import root is inside the repository ('' or 'src/'). */
+  private prefix = '';
 
   constructor(readonly repo: string, readonly ref: string) {
     this.label = `git:${repo}@${ref}`;
@@ -40,6 +62,43 @@ export class GitRoot implements SourceRoot {
         if (i < parts.length - 1 && !this.dirs.has(parts.slice(0, i + 1).join('/'))) this.dirs.set(parts.slice(0, i + 1).join('/'), new Set());
       }
     }
+    this.gitignore = this.blobs.get('.gitignore');
+    this.narrowToImportRoot();
+  }
+
+  /** The blob of the repository's top-level `.gitignore`. */
+  private gitignore?: string;
+
+  private isPackageDir(rel: string): boolean {
+    return this.blobs.has(`${rel}/__init__.py`) || this.blobs.has(`${rel}/__init__.pyi`);
+  }
+
+  /** Keeps only what Python would import from an installed copy (see the class comment). */
+  private narrowToImportRoot(): void {
+    const top = this.dirs.get('') ?? new Set<string>();
+    const srcHasCode = [...(this.dirs.get('src') ?? [])].some((e) => /\.pyi?$/.test(e) || this.isPackageDir(`src/${e}`));
+    if (srcHasCode) {
+      this.prefix = 'src/';
+      const blobs = new Map<string, string>();
+      for (const [p, o] of this.blobs) if (p.startsWith('src/')) blobs.set(p.slice(4), o);
+      const dirs = new Map<string, Set<string>>();
+      for (const [p, set] of this.dirs) {
+        if (p === 'src') dirs.set('', set);
+        else if (p.startsWith('src/')) dirs.set(p.slice(4), set);
+      }
+      this.blobs.clear();
+      this.dirs.clear();
+      for (const [p, o] of blobs) this.blobs.set(p, o);
+      for (const [p, set] of dirs) this.dirs.set(p, set);
+      return;
+    }
+    const hidden = [...top].filter((e) => NOT_THE_LIBRARY.has(e.toLowerCase()) && this.dirs.has(e));
+    // only beside a library: a repository whose only package is named `tools` keeps it
+    const library = [...top].some((e) => !hidden.includes(e) && (this.isPackageDir(e) || /\.pyi?$/.test(e)));
+    if (hidden.length === 0 || !library) return;
+    for (const h of hidden) top.delete(h);
+    for (const p of [...this.blobs.keys()]) if (hidden.some((h) => p.startsWith(`${h}/`))) this.blobs.delete(p);
+    for (const p of [...this.dirs.keys()]) if (hidden.some((h) => p === h || p.startsWith(`${h}/`))) this.dirs.delete(p);
   }
 
   /** Parses `git:REPO@REF`; the last `@` separates the revision. */
@@ -52,7 +111,7 @@ export class GitRoot implements SourceRoot {
   }
 
   private git(args: string[], input?: string): { status: number | null; stdout: Buffer; stderr: Buffer } {
-    const r = spawnSync('git', ['-C', this.repo, ...args], { input, maxBuffer: MAX_BUFFER, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } });
+    const r = spawnSync('git', ['-C', this.repo, ...args], { input, maxBuffer: MAX_BUFFER, env: cleanGitEnv() });
     if (r.error) throw new TargetError(`cannot run git for ${this.label}: ${r.error.message}`);
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   }
@@ -104,6 +163,17 @@ export class GitRoot implements SourceRoot {
   }
 
   displayPath(rel: string): string {
-    return `${this.label}:${rel}`;
+    return `${this.label}:${this.prefix}${rel}`;
+  }
+
+  private ignored?: ((rel: string) => boolean) | null;
+
+  buildFilled(rel: string): boolean {
+    if (this.ignored === undefined) {
+      const object = this.gitignore;
+      const r = object ? this.git(['cat-file', 'blob', object]) : undefined;
+      this.ignored = buildFilledMatcher(r && r.status === 0 ? r.stdout.toString('utf8') : undefined) ?? null;
+    }
+    return !!this.ignored && this.ignored(this.prefix + rel);
   }
 }

@@ -17,6 +17,8 @@ export interface ModuleFile {
   packageDirs: Array<{ root: SourceRoot; rel: string }>;
   /** A compiled extension module: it exists, but nothing is known about its names. */
   compiled: boolean;
+  /** Made by the checkout's build (see `SourceRoot.buildFilled`): treated as a compiled module. */
+  buildFilled?: boolean;
 }
 
 const COMPILED = /\.(cpython-[^.]*\.so|abi3\.so|so|pyd)$/;
@@ -111,6 +113,7 @@ export class Target {
       return user && (user.rel !== undefined || user.compiled) ? user : null;
     }
     const parent = this.findModule(name.slice(0, dot));
+    if (parent?.buildFilled) return { ...parent, name };
     if (!parent || !parent.isPackage) return null;
     return findIn(name, name.slice(dot + 1), parent.packageDirs);
   }
@@ -144,6 +147,9 @@ function findIn(fullName: string, last: string, dirs: Array<{ root: SourceRoot; 
   }
   if (namespaceDirs.length > 0) {
     return { name: fullName, root: namespaceDirs[0].root, rel: undefined, isPackage: true, packageDirs: namespaceDirs, compiled: false };
+  }
+  for (const { root, rel } of dirs) {
+    if (root.buildFilled?.(join(rel, last))) return { name: fullName, root, rel: undefined, isPackage: false, packageDirs: [], compiled: true, buildFilled: true };
   }
   return null;
 }
