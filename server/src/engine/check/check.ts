@@ -704,6 +704,25 @@ class FileCheck {
           definition: s ? { file: s.file, line: 1 } : null,
           change: moved ? `\`${name}\` moved from \`${module}\` to \`${moved}\`` : undefined,
         });
+      } else if (v.kind !== 'missing' && !this.opts.moduleName) {
+        // served by the module's __getattr__ after a DeprecationWarning: import it from where it lives now
+        const dep = this.program.deprecatedGetattr(module, name);
+        if (!dep) continue;
+        const to = this.program.resolveMember(dep.module, dep.attr).kind === 'missing' ? undefined : dep.module;
+        const s = this.program.summary(module);
+        this.findings.push({
+          file: this.opts.file,
+          range: rangeOf(nameNode),
+          severity: 'hint',
+          code: 'deprecated',
+          message: `importing ${name} from ${module} is deprecated in the target: ${dep.message}` + (to ? `; import it from \`${to}\`` : ''),
+          callee: `${module}.${name}`,
+          param: null,
+          fixes: to && dep.attr === name ? [fixMoveImport(this.lines, node, nameNode, to)] : [],
+          definition: s && s.getattr.kind !== 'none' ? { file: s.file, line: s.getattr.line } : null,
+          tags: ['deprecated'],
+          change: `\`${name}\` moved from \`${module}\` to \`${dep.module}\``,
+        });
       }
     }
   }
@@ -735,9 +754,13 @@ class FileCheck {
       const parent = this.program.findModule(parts.slice(0, i).join('.'));
       if (!parent || !parent.isPackage || guarded) return false;
       if (!parent.rel || this.program.isPlaceholderPackage(parent) || GENERATED.test(parts[i]) || availabilityTested(node, prefix)) return false;
+      // a compiled extension or a folder the build fills: a source checkout lacks it
+      if (this.program.buildCreated(prefix)) return false;
       const ps = this.program.summary(parent.name);
-      // A package may bind the name itself (an attribute, not a submodule): then only `from` may work.
-      if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules || ps.getattr.kind !== 'none' || ps.starImports.length) return false;
+      // The import system looks submodules up through the package's __path__ and sys.modules, never
+      // through its attributes or its module __getattr__. A package that binds the name itself,
+      // writes its namespace or touches __path__ / sys.modules / import hooks is left alone.
+      if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules) return false;
       this.findings.push({
         file: this.opts.file,
         range: rangeOf(node),
@@ -745,6 +768,7 @@ class FileCheck {
         code: 'unknown-module',
         message:
           `No module named '${prefix}': the target's package ${parent.name} has no submodule ${parts[i]}` +
+          (i < parts.length - 1 ? ` (so ${module} cannot be imported)` : '') +
           (this.opts.crossVersion?.baselineHasModule(prefix) ? ' (the baseline has it)' : '') +
           this.whereNamesWent(module, imported),
         change: this.opts.crossVersion?.baselineHasModule(prefix) ? `module \`${prefix}\` was removed` : undefined,

@@ -13,7 +13,7 @@ import type { SourceRoot } from '../sources/sourceRoot';
 import type { ModuleSummary } from './summary';
 
 /** Bumped whenever summaries change shape or meaning. */
-export const CACHE_FORMAT = 'apidrift-summaries-5';
+export const CACHE_FORMAT = 'apidrift-summaries-6';
 
 interface Entry {
   /** file identity */

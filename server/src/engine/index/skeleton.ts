@@ -96,6 +96,10 @@ const DEF = /^(async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
 /** `return name` alone on its line (a comment may follow). */
 const RETURN_NAME = /^return\s+([A-Za-z_]\w*)\s*(#.*)?\r?$/;
 const DEF_NAME = /^(async\s+)?def\s+([A-Za-z_]\w*)/;
+/** Names in a `return` line that stand alone (not an attribute, not called, indexed or an object). */
+const RETURNED_NAMES = /(?<![\w.])([A-Za-z_]\w*)(?!\w|\s*[.([])/g;
+/** A decorator of a pydantic model validator, whose body says whether it can fill in missing fields. */
+const VALIDATOR_DECORATOR = /^@.*\b(model_validator|root_validator)\b/;
 // eslint-disable-next-line no-control-regex
 const NON_ASCII = /[^\x00-\x7f]/;
 
@@ -278,19 +282,23 @@ function rowsText(text: string, rowStart: number[], first: number, last: number)
  * level (what the summary reads); `returned` is undefined when the layout is not plain, and the
  * decision is then left to looser patterns over every line of the body (`heads`).
  */
-function bodyMatters(name: string, header: () => string, heads: () => string[], topHeads: () => string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined): boolean {
-  if (name === '__getattr__' || bodyHasWarn) return true;
+function bodyMatters(name: string, header: () => string, heads: () => string[], topHeads: () => string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined, validator: boolean): boolean {
+  if (name === '__getattr__' || bodyHasWarn || validator) return true;
   if (!lastReturns) return false;
   const h0 = header();
   const first = /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/.exec(h0)?.[1];
+  const defined = (n: string): boolean => topHeads().some((h) => DEF_NAME.exec(h)?.[2] === n);
   if (returned !== undefined && !NON_ASCII.test(h0)) {
     if (returned === first) return true;
-    for (const h of topHeads()) if (DEF_NAME.exec(h)?.[2] === returned) return true;
+    if (returned !== '') return defined(returned);
+    // `return a if c else b`: a name that is not called, indexed or an attribute's object may be one of its values
+    const last = topHeads().pop() ?? '';
+    for (const m of last.matchAll(RETURNED_NAMES)) if (m[1] === first || defined(m[1])) return true;
     return false;
   }
   for (const h of heads()) {
     if (h.startsWith('def ') || h.startsWith('async def ')) return true;
-    if (first && h.startsWith('return') && RETURN_NAME.exec(h)?.[1] === first) return true;
+    if (first && h.startsWith('return') && (RETURN_NAME.exec(h)?.[1] === first || [...h.matchAll(RETURNED_NAMES)].some((m) => m[1] === first))) return true;
   }
   return false;
 }
@@ -463,7 +471,9 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
       return out;
     };
     const header = (): string => rowsText(text, rowStart, start[k], end[k]);
-    if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned)) {
+    let validator = false;
+    for (let q = k - 1; q >= 0 && indent[q] === indent[k] && text.charCodeAt(head[q]) === 64 && !validator; q--) validator = VALIDATOR_DECORATOR.test(text.slice(head[q], rowEnd(end[q])));
+    if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned, validator)) {
       keepWhole();
       k = j - 1; // functions nested in a body the summary reads stay whole
       continue;
