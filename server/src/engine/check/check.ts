@@ -715,7 +715,7 @@ class FileCheck {
           range: rangeOf(nameNode),
           severity: 'hint',
           code: 'deprecated',
-          message: `importing ${name} from ${module} is deprecated in the target: ${dep.message}` + (to ? `; import it from \`${to}\`` : ''),
+          message: `importing ${name} from ${module} is deprecated in the target: ${dep.message.replace(/[.\s]+$/, '')}` + (to ? `; import it from \`${to}\`` : ''),
           callee: `${module}.${name}`,
           param: null,
           fixes: to && dep.attr === name ? [fixMoveImport(this.lines, node, nameNode, to)] : [],

@@ -101,6 +101,8 @@ export interface ModuleSummary {
 }
 
 const DYNAMIC_NAMESPACE = /\b(globals|vars)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update|setdefault|__setitem__)\s*\()|=\s*(globals|vars)\(\)\s*(#.*)?$|sys\.modules\[__name__\]|\._convert_\(/m;
+/** `if name in globals(): globals()[name] = ...` rebinds a name the module already has: it adds none. */
+const REBINDS_GLOBAL = /\b(?:el)?if\s+(\w+)\s+in\s+globals\(\)\s*:[ \t]*(#.*)?\r?\n\s*globals\(\)\[\s*\1\s*\]\s*=(?!=)/g;
 /**
  * The module puts entries into sys.modules itself (e.g. a submodule that is an alias), or changes
  * where its submodules are found (`__path__`, import hooks).
@@ -586,6 +588,15 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
 function evalString(n: Node | null | undefined, vars: Map<string, string>): string | undefined {
   if (!n) return undefined;
   if (n.type === 'identifier') return vars.get(n.text);
+  if (n.type === 'concatenated_string') {
+    let out = '';
+    for (const c of n.namedChildren) {
+      const v = c ? evalString(c, vars) : undefined;
+      if (v === undefined) return undefined;
+      out += v;
+    }
+    return out;
+  }
   if (n.type === 'binary_operator' && n.child(1)?.text === '+') {
     const a = evalString(n.childForFieldName('left'), vars);
     const b = evalString(n.childForFieldName('right'), vars);
@@ -976,7 +987,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     all: null,
     getattr: { kind: 'none' },
     // the pattern is tried only on text that has one of its fixed parts
-    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules[__name__]') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(text),
+    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules[__name__]') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(text.replace(REBINDS_GLOBAL, '')),
     typeCheckingOnly: new Set(),
     registersModules: REGISTERS_MODULES.test(text),
   };
