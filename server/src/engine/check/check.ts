@@ -665,7 +665,13 @@ class FileCheck {
 
   private checkImport(node: Node): void {
     if (this.inError || node.hasError || underTypeChecking(node)) return;
-    const guarded = guardedBy(node, HANDLES_IMPORT_ERROR);
+    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR);
+    // `with contextlib.suppress(ImportError):` guards its body as `try: ... except ImportError:` does
+    for (let p: Node | null = node.parent; p && !guarded && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
+      if (p.type !== 'with_statement') continue;
+      const items = p.namedChildren.find((c) => c?.type === 'with_clause')?.text ?? '';
+      guarded = /(^|[\s,(.])suppress\s*\(([^)]*\b)?(ImportError|ModuleNotFoundError|Exception|BaseException)\b/.test(items);
+    }
     if (node.type === 'import_statement') {
       for (const c of node.namedChildren) {
         if (!c) continue;
@@ -761,6 +767,10 @@ class FileCheck {
       // through its attributes or its module __getattr__. A package that binds the name itself,
       // writes its namespace or touches __path__ / sys.modules / import hooks is left alone.
       if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules) return false;
+      // A last component may be a compiled extension that a bare copy of the source lacks: without
+      // build files or install metadata to say, a package that serves names at run time is left alone.
+      const leaf = i === parts.length - 1;
+      if (leaf && (ps.getattr.kind !== 'none' || ps.starImports.length) && !this.program.knowsBuildProducts(parts[0])) return false;
       this.findings.push({
         file: this.opts.file,
         range: rangeOf(node),

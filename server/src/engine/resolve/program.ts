@@ -585,6 +585,18 @@ export class Program {
     return undefined;
   }
 
+  /**
+   * Whether the tree that holds a top-level module says what its build adds: it has build files,
+   * or it is an installed tree (install metadata beside the package, where compiled modules are
+   * files). A bare copy of a package's source may lack compiled extensions without saying so.
+   */
+  knowsBuildProducts(topLevel: string): boolean {
+    const top = this.target.findModule(topLevel);
+    if (!top || top.compiled) return false;
+    if (this.buildFactsOf(top.root).files.length > 0) return true;
+    return (top.root.listDir('') ?? []).some((e) => /\.(dist-info|egg-info)$/.test(e));
+  }
+
   inTarget(moduleName: string): boolean {
     return this.overlays.has(moduleName) || this.target.findModule(moduleName) !== null;
   }
