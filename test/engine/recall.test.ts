@@ -85,6 +85,30 @@ describe('recall of general patterns', () => {
     }
   });
 
+  it('keeps the bodies whose returns it reads in the skeleton, however the return is laid out', async () => {
+    await initParser();
+    const text = [
+      'def spread(obj=None, *, x=None):',
+      '    return obj if obj is not None \\',
+      '        else other',
+      '',
+      'def accented(obj):',
+      '    return obj if obj is not None else other  # café',
+      '',
+      'def commented(obj=None):',
+      '    def _wrap(x):',
+      '        return x',
+      '    return _wrap if obj is None else obj  # else nothing',
+      '',
+    ].join('\n');
+    const full = summarizeModule(text, 'm', false, 'm.py', true);
+    const fast = summarizeModule(text, 'm', false, 'm.py');
+    for (const name of ['spread', 'accented', 'commented']) {
+      assert.equal(fn(full, name).returnsFirstArg, true, name);
+      assert.deepEqual(fn(fast, name), fn(full, name), name);
+    }
+  });
+
   it('reports every missing component of a module path, and where the baseline had it', async () => {
     const r = await result();
     assert.deepEqual(on(r, [2, 3, 14, 15]), ['14:unknown-module:recall.missing', '15:unknown-module:recall._gone', '2:unknown-module:recall.attention', '3:unknown-module:recall.attention']);

@@ -96,8 +96,16 @@ const DEF = /^(async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
 /** `return name` alone on its line (a comment may follow). */
 const RETURN_NAME = /^return\s+([A-Za-z_]\w*)\s*(#.*)?\r?$/;
 const DEF_NAME = /^(async\s+)?def\s+([A-Za-z_]\w*)/;
-/** Names in a `return` line that stand alone (not an attribute, not called, indexed or an object). */
-const RETURNED_NAMES = /(?<![\w.])([A-Za-z_]\w*)(?!\w|\s*[.([])/g;
+/** `return A if ... else B` on one line: A, and B read after the last and after the first `else`. */
+function conditionalReturns(line: string): string[] {
+  if (!line.startsWith('return')) return [];
+  const out: string[] = [];
+  for (const re of [/^return\s+([A-Za-z_]\w*)\s+if\s.*\belse\s+([A-Za-z_]\w*)\s*(#.*)?\r?$/, /^return\s+([A-Za-z_]\w*)\s+if\s.*?\belse\s+([A-Za-z_]\w*)/]) {
+    const m = re.exec(line);
+    if (m) out.push(m[1], m[2]);
+  }
+  return out;
+}
 /** A decorator of a pydantic model validator, whose body says whether it can fill in missing fields. */
 const VALIDATOR_DECORATOR = /^@.*\b(model_validator|root_validator)\b/;
 // eslint-disable-next-line no-control-regex
@@ -291,14 +299,13 @@ function bodyMatters(name: string, header: () => string, heads: () => string[], 
   if (returned !== undefined && !NON_ASCII.test(h0)) {
     if (returned === first) return true;
     if (returned !== '') return defined(returned);
-    // `return a if c else b`: a name that is not called, indexed or an attribute's object may be one of its values
-    const last = topHeads().pop() ?? '';
-    for (const m of last.matchAll(RETURNED_NAMES)) if (m[1] === first || defined(m[1])) return true;
-    return false;
+    // `return a if obj is None else b`: either name may be what the function returns
+    return conditionalReturns(topHeads().pop() ?? '').some((n) => n === first || defined(n));
   }
   for (const h of heads()) {
     if (h.startsWith('def ') || h.startsWith('async def ')) return true;
-    if (first && h.startsWith('return') && (RETURN_NAME.exec(h)?.[1] === first || [...h.matchAll(RETURNED_NAMES)].some((m) => m[1] === first))) return true;
+    // a return spread over lines (`return obj if obj is not None \`): any mention of the first parameter
+    if (first && h.startsWith('return') && new RegExp(`(?<![\\w.])${first}(?!\\w|\\s*[.([])`).test(h)) return true;
   }
   return false;
 }
