@@ -431,6 +431,7 @@ class Validated(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def fill(cls, data):
+        data.setdefault("a", 0)
         return data
 
 class Aliased(BaseModel):

@@ -344,7 +344,7 @@ describe('SEMANTICS D: tricky cases from vLLM 0.16', () => {
 
   it('D13 deprecation __getattr__ shims: single-name test and a literal table', async () => {
     const r = await check([
-      'from lib.transformers_utils.tokenizer import get_tokenizer', // 1 ok: served by __getattr__ with a warning
+      'from lib.transformers_utils.tokenizer import get_tokenizer', // 1 ok, a deprecated hint: served by __getattr__ with a warning
       'from lib.transformers_utils.tokenizer import cached_tokenizer_from_config', // 2 gone
       'from lib.utils import cdiv', // 3 gone since 0.12 (moved to math_utils, no shim)
       'from lib.utils import get_open_port, cprofile', // 4 ok: in _DEPRECATED_MAPPINGS
@@ -355,6 +355,7 @@ describe('SEMANTICS D: tricky cases from vLLM 0.16', () => {
       'cdiv2(1, 2)', // 9 ok
     ]);
     expectFindings(r, [
+      '1:deprecated:lib.transformers_utils.tokenizer.get_tokenizer',
       '2:unknown-import:lib.transformers_utils.tokenizer.cached_tokenizer_from_config',
       '3:unknown-import:lib.utils.cdiv',
       '8:unknown-attribute:lib.transformers_utils.tokenizer.cached_tokenizer_from_config',

@@ -799,7 +799,13 @@ class FileCheck {
 
   private checkImport(node: Node): void {
     if (this.inError || node.hasError || underTypeChecking(node)) return;
-    const guarded = guardedBy(node, HANDLES_IMPORT_ERROR);
+    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR);
+    // `with contextlib.suppress(ImportError):` guards its body as `try: ... except ImportError:` does
+    for (let p: Node | null = node.parent; p && !guarded && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
+      if (p.type !== 'with_statement') continue;
+      const items = p.namedChildren.find((c) => c?.type === 'with_clause')?.text ?? '';
+      guarded = /(^|[\s,(.])suppress\s*\(([^)]*\b)?(ImportError|ModuleNotFoundError|Exception|BaseException)\b/.test(items);
+    }
     if (node.type === 'import_statement') {
       for (const c of node.namedChildren) {
         if (!c) continue;
@@ -838,6 +844,25 @@ class FileCheck {
           definition: s ? { file: s.file, line: 1 } : null,
           change: moved ? `\`${name}\` moved from \`${module}\` to \`${moved}\`` : undefined,
         });
+      } else if (v.kind !== 'missing' && !this.opts.moduleName) {
+        // served by the module's __getattr__ after a DeprecationWarning: import it from where it lives now
+        const dep = this.program.deprecatedGetattr(module, name);
+        if (!dep) continue;
+        const to = this.program.resolveMember(dep.module, dep.attr).kind === 'missing' ? undefined : dep.module;
+        const s = this.program.summary(module);
+        this.findings.push({
+          file: this.opts.file,
+          range: rangeOf(nameNode),
+          severity: 'hint',
+          code: 'deprecated',
+          message: `importing ${name} from ${module} is deprecated in the target: ${dep.message.replace(/[.\s]+$/, '')}` + (to ? `; import it from \`${to}\`` : ''),
+          callee: `${module}.${name}`,
+          param: null,
+          fixes: to && dep.attr === name ? [fixMoveImport(this.lines, node, nameNode, to)] : [],
+          definition: s && s.getattr.kind !== 'none' ? { file: s.file, line: s.getattr.line } : null,
+          tags: ['deprecated'],
+          change: `\`${name}\` moved from \`${module}\` to \`${dep.module}\``,
+        });
       }
     }
   }
@@ -871,9 +896,17 @@ class FileCheck {
       const parent = this.program.findModule(parts.slice(0, i).join('.'));
       if (!parent || !parent.isPackage || guarded) return false;
       if (!parent.rel || this.program.isPlaceholderPackage(parent) || GENERATED.test(parts[i]) || availabilityTested(node, prefix)) return false;
+      // a compiled extension or a folder the build fills: a source checkout lacks it
+      if (this.program.buildCreated(prefix)) return false;
       const ps = this.program.summary(parent.name);
-      // A package may bind the name itself (an attribute, not a submodule): then only `from` may work.
-      if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules || ps.getattr.kind !== 'none' || ps.starImports.length) return false;
+      // The import system looks submodules up through the package's __path__ and sys.modules, never
+      // through its attributes or its module __getattr__. A package that binds the name itself,
+      // writes its namespace or touches __path__ / sys.modules / import hooks is left alone.
+      if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules) return false;
+      // A last component may be a compiled extension that a bare copy of the source lacks: without
+      // build files or install metadata to say, a package that serves names at run time is left alone.
+      const leaf = i === parts.length - 1;
+      if (leaf && (ps.getattr.kind !== 'none' || ps.starImports.length) && !this.program.knowsBuildProducts(parts[0])) return false;
       this.findings.push({
         file: this.opts.file,
         range: rangeOf(node),
@@ -881,6 +914,7 @@ class FileCheck {
         code: 'unknown-module',
         message:
           `No module named '${prefix}': the target's package ${parent.name} has no submodule ${parts[i]}` +
+          (i < parts.length - 1 ? ` (so ${module} cannot be imported)` : '') +
           (this.opts.crossVersion?.baselineHasModule(prefix) ? ' (the baseline has it)' : '') +
           this.whereNamesWent(module, imported),
         change: this.opts.crossVersion?.baselineHasModule(prefix) ? `module \`${prefix}\` was removed` : undefined,

@@ -98,6 +98,18 @@ const DEF = /^(async\s+)?def\s+([A-Za-z_]\w*)\s*\(/;
 /** `return name` alone on its line (a comment may follow). */
 const RETURN_NAME = /^return\s+([A-Za-z_]\w*)\s*(#.*)?\r?$/;
 const DEF_NAME = /^(async\s+)?def\s+([A-Za-z_]\w*)/;
+/** `return A if ... else B` on one line: A, and B read after the last and after the first `else`. */
+function conditionalReturns(line: string): string[] {
+  if (!line.startsWith('return')) return [];
+  const out: string[] = [];
+  for (const re of [/^return\s+([A-Za-z_]\w*)\s+if\s.*\belse\s+([A-Za-z_]\w*)\s*(#.*)?\r?$/, /^return\s+([A-Za-z_]\w*)\s+if\s.*?\belse\s+([A-Za-z_]\w*)/]) {
+    const m = re.exec(line);
+    if (m) out.push(m[1], m[2]);
+  }
+  return out;
+}
+/** A decorator of a pydantic model validator, whose body says whether it can fill in missing fields. */
+const VALIDATOR_DECORATOR = /^@.*\b(model_validator|root_validator)\b/;
 // eslint-disable-next-line no-control-regex
 const NON_ASCII = /[^\x00-\x7f]/;
 
@@ -280,19 +292,22 @@ function rowsText(text: string, rowStart: number[], first: number, last: number)
  * level (what the summary reads); `returned` is undefined when the layout is not plain, and the
  * decision is then left to looser patterns over every line of the body (`heads`).
  */
-function bodyMatters(name: string, header: () => string, heads: () => string[], topHeads: () => string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined): boolean {
-  if (name === '__getattr__' || bodyHasWarn) return true;
+function bodyMatters(name: string, header: () => string, heads: () => string[], topHeads: () => string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined, validator: boolean): boolean {
+  if (name === '__getattr__' || bodyHasWarn || validator) return true;
   if (!lastReturns) return false;
   const h0 = header();
   const first = /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/.exec(h0)?.[1];
+  const defined = (n: string): boolean => topHeads().some((h) => DEF_NAME.exec(h)?.[2] === n);
   if (returned !== undefined && !NON_ASCII.test(h0)) {
     if (returned === first) return true;
-    for (const h of topHeads()) if (DEF_NAME.exec(h)?.[2] === returned) return true;
-    return false;
+    if (returned !== '') return defined(returned);
+    // `return a if obj is None else b`: either name may be what the function returns
+    return conditionalReturns(topHeads().pop() ?? '').some((n) => n === first || defined(n));
   }
   for (const h of heads()) {
     if (h.startsWith('def ') || h.startsWith('async def ')) return true;
-    if (first && h.startsWith('return') && RETURN_NAME.exec(h)?.[1] === first) return true;
+    // a return spread over lines (`return obj if obj is not None \`): any mention of the first parameter
+    if (first && h.startsWith('return') && new RegExp(`(?<![\\w.])${first}(?!\\w|\\s*[.([])`).test(h)) return true;
   }
   return false;
 }
@@ -468,7 +483,9 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
       return out;
     };
     const header = (): string => rowsText(text, rowStart, start[k], end[k]);
-    if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned)) {
+    let validator = false;
+    for (let q = k - 1; q >= 0 && indent[q] === indent[k] && text.charCodeAt(head[q]) === 64 && !validator; q--) validator = VALIDATOR_DECORATOR.test(text.slice(head[q], rowEnd(end[q])));
+    if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned, validator)) {
       keepWhole();
       k = j - 1; // functions nested in a body the summary reads stay whole
       continue;

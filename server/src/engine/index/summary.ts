@@ -14,10 +14,18 @@ export interface FunctionInfo {
   line: number;
   /** Decorator analysis: the function returns an inner `(*args, **kwargs)` wrapper that calls its first parameter with them unchanged. */
   forwardsWrapper: boolean;
-  /** Decorator analysis: the function ends by returning its first parameter, which it never replaces or patches. */
+  /**
+   * Decorator analysis: called with an object (not None) as its first positional argument, the
+   * function returns it on every path, never replacing or patching it (`return obj`, `return
+   * _wrap if obj is None else obj`).
+   */
   returnsFirstArg: boolean;
   /** Decorator factories: the inner function the body returns. */
   returnedInner?: FunctionInfo;
+  /** The inner function is returned only when the first parameter is None (`@deco(key=...)` of a `def deco(obj=None, *, key)`). */
+  innerIfFirstNone?: boolean;
+  /** A pydantic `mode="wrap"` / `mode="before"` model validator that hands its input on unchanged. */
+  passesInput?: boolean;
   /** The first statement warns with DeprecationWarning/FutureWarning: the literal message, if any. */
   deprecation?: string;
   /** The body configures pydantic with `extra="forbid"` (for dataclass_transform decorators). */
@@ -75,7 +83,14 @@ export interface ClassInfo {
 export type GetattrInfo =
   | { kind: 'none' }
   /** `lazy`: names served from a `{"Name": "module:attr"}` table, as lazy re-exports. */
-  | { kind: 'names'; names: Set<string>; line: number; lazy?: Map<string, string> }
+  | {
+      kind: 'names';
+      names: Set<string>;
+      line: number;
+      lazy?: Map<string, string>;
+      /** Names the branch that serves them takes from another module (absolute name), with the deprecation message when it warns first. */
+      served?: Map<string, { module: string; attr: string; deprecated?: string }>;
+    }
   | { kind: 'opaque'; line: number };
 
 export interface ModuleSummary {
@@ -95,13 +110,18 @@ export interface ModuleSummary {
   typeCheckingOnly: Set<string>;
   /** What `if TYPE_CHECKING:` blocks bind: annotations may name these. */
   typeCheckingBindings?: Map<string, Binding[]>;
-  /** The module writes to sys.modules: submodules may exist without files. */
+  /** The module writes to sys.modules or touches `__path__` / import hooks: submodules may exist without files. */
   registersModules: boolean;
 }
 
 const DYNAMIC_NAMESPACE = /\b(globals|vars)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update|setdefault|__setitem__)\s*\()|=\s*(globals|vars)\(\)\s*(#.*)?$|sys\.modules\[__name__\]|\._convert_\(/m;
-/** The module puts entries into sys.modules itself (e.g. a submodule that is an alias). */
-const REGISTERS_MODULES = /\bmodules\s*\[[^\]]+\]\s*=(?!=)/;
+/** `if name in globals(): globals()[name] = ...` rebinds a name the module already has: it adds none. */
+const REBINDS_GLOBAL = /\b(?:el)?if\s+(\w+)\s+in\s+globals\(\)\s*:[ \t]*(#.*)?\r?\n\s*globals\(\)\[\s*\1\s*\]\s*=(?!=)/g;
+/**
+ * The module puts entries into sys.modules itself (e.g. a submodule that is an alias), or changes
+ * where its submodules are found (`__path__`, import hooks).
+ */
+const REGISTERS_MODULES = /\bmodules\s*\[[^\]]+\]\s*=(?!=)|\b__path__\b|\bsys\.(meta_path|path_hooks)\b/;
 
 /** Resolves `from ..x import y` against the importing module. */
 export function resolveRelative(current: string, isPackage: boolean, level: number, rest: string): string | undefined {
@@ -235,10 +255,6 @@ export function isOverload(decorators: Expr[]): boolean {
 
 // ---- function body facts (decorator analysis, deprecations) ----
 
-function paramName(p: Param | undefined): string | undefined {
-  return p?.name;
-}
-
 /** Every occurrence of identifier `name` inside `body` is the star argument of a call of `fn`. */
 function onlyForwarded(body: Node, name: string, star: 'list_splat' | 'dictionary_splat', fn: string): boolean {
   let ok = true;
@@ -256,12 +272,6 @@ function onlyForwarded(body: Node, name: string, star: 'list_splat' | 'dictionar
   };
   visit(body);
   return ok && seen;
-}
-
-function returnsName(stmts: Node[], name: string): boolean {
-  const last = stmts[stmts.length - 1];
-  if (!last || last.type !== 'return_statement') return false;
-  return last.namedChildren[0]?.type === 'identifier' && last.namedChildren[0]?.text === name;
 }
 
 /** The attributes a body writes on `name` (`name.x = ...`, `setattr(name, "x", ...)`; `*` for a computed name). */
@@ -286,26 +296,257 @@ function attributesWritten(body: Node, name: string): string[] {
   return [...out].sort();
 }
 
+/** The body rebinds `name`, or patches what calling it does (`name.__init__ = ...`, `setattr(name, ...)`). */
 function patchesOrRebinds(body: Node, name: string): boolean {
   let found = false;
+  const bindsName = (target: Node | null): void => {
+    if (!target) return;
+    if (target.type === 'identifier') {
+      if (target.text === name) found = true;
+      return;
+    }
+    if (target.type === 'attribute') {
+      const t = target.text.replace(/\s+/g, '');
+      if (t.startsWith(name + '.') && /^(\w+)\.(__init__|__new__|__call__|__signature__|__defaults__|__kwdefaults__|__code__|__wrapped__)$/.test(t)) found = true;
+      return;
+    }
+    if (target.type === 'subscript') return;
+    for (const c of target.namedChildren) if (c) bindsName(c);
+  };
   const visit = (n: Node): void => {
     if (found) return;
-    if (n.type === 'assignment' || n.type === 'augmented_assignment') {
-      const left = n.childForFieldName('left');
-      if (left) {
-        const t = left.text.replace(/\s+/g, '');
-        if (t === name || /^(\w+)\.(__init__|__new__|__call__|__signature__)$/.test(t) && t.startsWith(name + '.')) found = true;
-      }
+    if (n.type === 'assignment' || n.type === 'augmented_assignment' || n.type === 'for_statement' || n.type === 'for_in_clause') bindsName(n.childForFieldName('left'));
+    else if (n.type === 'named_expression') bindsName(n.childForFieldName('name'));
+    else if (n.type === 'as_pattern_target' || n.type === 'delete_statement') bindsName(n);
+    else if (n.type === 'global_statement' || n.type === 'nonlocal_statement') {
+      if (n.namedChildren.some((c) => c?.text === name)) found = true;
     }
     if (n.type === 'call') {
       const f = n.childForFieldName('function')?.text;
       const first = n.childForFieldName('arguments')?.namedChildren[0];
-      if ((f === 'setattr' || f === 'type.__setattr__') && first?.text === name) found = true;
+      if ((f === 'setattr' || f === 'type.__setattr__' || f === 'object.__setattr__') && first?.text === name) found = true;
     }
     for (const c of n.namedChildren) if (c) visit(c);
   };
   visit(body);
   return found;
+}
+
+// ---- what a function returns, for decorator analysis ----
+
+/** `x is None` (true), `x is not None` (false) for identifier `x`; undefined for any other test. */
+function noneTest(cond: Node | null, name: string): boolean | undefined {
+  if (!cond || cond.type !== 'comparison_operator') return undefined;
+  const parts = cond.namedChildren.filter((c): c is Node => !!c);
+  if (parts.length !== 2 || parts[0].type !== 'identifier' || parts[0].text !== name || parts[1].type !== 'none') return undefined;
+  const op = cond.children.filter((c) => c && !c.isNamed).map((c) => c!.text).join(' ');
+  return op === 'is' ? true : op === 'is not' ? false : undefined;
+}
+
+/** Whether `first is None` holds where a return stands: true, false, or undefined (either). */
+type Assumption = boolean | undefined;
+
+interface ReturnSite {
+  value: Node | null;
+  assume: Assumption;
+}
+
+const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'lambda', 'decorated_definition']);
+
+/**
+ * The return statements of a body (outside nested functions and classes), each with what is
+ * known of `first is None` where it stands; undefined when the body yields (a generator).
+ */
+function returnSites(body: Node, first: string): ReturnSite[] | undefined {
+  const out: ReturnSite[] = [];
+  let generator = false;
+  const visit = (n: Node, assume: Assumption): void => {
+    if (generator) return;
+    if (n.type === 'yield' || n.type === 'await') {
+      generator = true;
+      return;
+    }
+    if (n.type === 'return_statement') {
+      out.push({ value: n.namedChildren[0] ?? null, assume });
+      return;
+    }
+    if (NESTED_SCOPES.has(n.type)) return;
+    if (n.type === 'if_statement') {
+      const t = noneTest(n.childForFieldName('condition'), first);
+      const inside: Assumption = t === undefined ? assume : t;
+      const other: Assumption = t === undefined ? assume : !t;
+      if (assume !== undefined && t !== undefined && inside !== assume) {
+        // a branch that cannot run under what is already known: nothing in it returns
+      } else visit(n.childForFieldName('consequence')!, inside);
+      for (const alt of n.childrenForFieldName('alternative')) {
+        if (!alt) continue;
+        if (assume !== undefined && t !== undefined && other !== assume) continue;
+        for (const c of alt.namedChildren) if (c) visit(c, other);
+      }
+      return;
+    }
+    for (const c of n.namedChildren) if (c) visit(c, assume);
+  };
+  for (const s of statements(body)) visit(s, undefined);
+  return generator ? undefined : out;
+}
+
+/** The name a returned expression evaluates to when `first is None` is `assume`: a bare name, or a branch of `a if first is None else b`. */
+function returnedName(value: Node | null, first: string, assume: Assumption): string | undefined {
+  if (!value) return undefined;
+  if (value.type === 'identifier') return value.text;
+  if (value.type !== 'conditional_expression') return undefined;
+  const [a, cond, b] = value.namedChildren;
+  if (!a || !cond || !b) return undefined;
+  const t = noneTest(cond, first);
+  const pick = (n: Node): string | undefined => (n.type === 'identifier' ? n.text : undefined);
+  if (t === undefined || assume === undefined) {
+    const x = pick(a);
+    return x !== undefined && x === pick(b) ? x : undefined;
+  }
+  return pick(t === assume ? a : b);
+}
+
+/** The one name every return reachable under `assume` gives, provided the body ends with a return. */
+function soleReturned(body: Node, sites: ReturnSite[], first: string, assume: Assumption): string | undefined {
+  const stmts = statements(body);
+  if (stmts[stmts.length - 1]?.type !== 'return_statement') return undefined;
+  let name: string | undefined;
+  for (const s of sites) {
+    if (assume !== undefined && s.assume !== undefined && s.assume !== assume) continue;
+    const n = returnedName(s.value, first, assume ?? s.assume);
+    if (n === undefined || (name !== undefined && n !== name)) return undefined;
+    name = n;
+  }
+  return name;
+}
+
+// ---- pydantic validators that pass their input through ----
+
+/** Methods of a mapping that only read it. */
+const READ_METHODS = new Set(['get', 'keys', 'items', 'values', 'copy', '__contains__', '__getitem__']);
+/** Builtins that only read their argument. */
+const READ_FUNCTIONS = new Set(['isinstance', 'len', 'type', 'hasattr', 'getattr', 'bool', 'repr', 'str', 'id', 'callable']);
+
+/** Every use of `name` in `body` reads it: never rebinds, mutates or hands it to code that could. */
+function onlyRead(body: Node, name: string): boolean {
+  let ok = true;
+  const visit = (n: Node): void => {
+    if (!ok) return;
+    if (n.type === 'identifier' && n.text === name) {
+      ok = readUse(n);
+      return;
+    }
+    for (const c of n.namedChildren) if (c) visit(c);
+  };
+  visit(body);
+  return ok;
+}
+
+function readUse(n: Node): boolean {
+  const p = n.parent;
+  if (!p) return false;
+  switch (p.type) {
+    case 'return_statement':
+    case 'raise_statement':
+    case 'comparison_operator':
+    case 'not_operator':
+    case 'boolean_operator':
+      return true;
+    case 'if_statement':
+    case 'elif_clause':
+    case 'while_statement':
+      return p.childForFieldName('condition')?.id === n.id;
+    case 'for_statement':
+    case 'for_in_clause':
+      return p.childForFieldName('right')?.id === n.id;
+    case 'attribute': {
+      const call = p.parent;
+      return p.childForFieldName('object')?.id === n.id && call?.type === 'call' && call.childForFieldName('function')?.id === p.id && READ_METHODS.has(p.childForFieldName('attribute')?.text ?? '');
+    }
+    case 'subscript': {
+      if (p.childForFieldName('value')?.id !== n.id) return false;
+      const q = p.parent;
+      if (q && (q.type === 'assignment' || q.type === 'augmented_assignment') && q.childForFieldName('left')?.id === p.id) return false;
+      return q?.type !== 'delete_statement' && q?.type !== 'expression_list';
+    }
+    case 'argument_list': {
+      const call = p.parent;
+      const f = call?.childForFieldName('function');
+      return call?.type === 'call' && f?.type === 'identifier' && READ_FUNCTIONS.has(f.text);
+    }
+    default:
+      return false;
+  }
+}
+
+/** The identifiers a statement mentions (outside strings). */
+function mentions(n: Node, names: string[]): boolean {
+  if (n.type === 'identifier') return names.includes(n.text);
+  for (const c of n.namedChildren) if (c && mentions(c, names)) return true;
+  return false;
+}
+
+function hasReturn(n: Node): boolean {
+  if (n.type === 'return_statement' || n.type === 'yield') return true;
+  if (NESTED_SCOPES.has(n.type)) return false;
+  for (const c of n.namedChildren) if (c && hasReturn(c)) return true;
+  return false;
+}
+
+/** `handler(value)`, exactly. */
+function isHandlerCall(n: Node | null | undefined, handler: string, value: string): boolean {
+  if (!n || n.type !== 'call') return false;
+  const f = n.childForFieldName('function');
+  const args = n.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment') ?? [];
+  return f?.type === 'identifier' && f.text === handler && args.length === 1 && args[0]?.type === 'identifier' && args[0].text === value;
+}
+
+/** The mode of a pydantic model validator among the decorators: 'wrap', 'before', 'other', or undefined when there is none. */
+export function validatorMode(decorators: Expr[]): 'wrap' | 'before' | 'other' | undefined {
+  let mode: 'wrap' | 'before' | 'other' | undefined;
+  for (const d of decorators) {
+    if (d.kind !== 'call') continue;
+    const n = dotted(d.callee)?.split('.').pop();
+    if (n !== 'model_validator' && n !== 'root_validator') continue;
+    if (mode) return 'other';
+    const m = d.args.find((a) => a.name === 'mode')?.value;
+    const pre = d.args.find((a) => a.name === 'pre')?.value;
+    if (n === 'model_validator') mode = m?.kind === 'str' && (m.value === 'wrap' || m.value === 'before') ? m.value : 'other';
+    else mode = pre?.kind === 'const' && pre.text === 'True' ? 'before' : 'other';
+  }
+  return mode;
+}
+
+/**
+ * A `mode="wrap"` validator whose body first calls `handler(<its input>)` unconditionally, before
+ * anything touches the input or returns; a `mode="before"` one that returns its input unchanged
+ * on every path. Neither can supply a missing field.
+ */
+function passesInput(def: Node, body: Node, params: Param[], decorators: Expr[]): boolean {
+  const mode = validatorMode(decorators);
+  if (mode !== 'wrap' && mode !== 'before') return false;
+  const names = decorators.map((d) => dotted(d.kind === 'call' ? d.callee : d)?.split('.').pop());
+  if (names.includes('staticmethod') || def.children[0]?.type === 'async') return false;
+  if (!names.includes('classmethod') && params[0]?.name !== 'cls') return false;
+  const [value, handler] = params.slice(1);
+  const positional = (p: Param | undefined): boolean => !!p && (p.kind === 'normal' || p.kind === 'posonly');
+  if (!positional(value)) return false;
+  const stmts = statements(body);
+  if (mode === 'wrap') {
+    if (!positional(handler)) return false;
+    for (const s of stmts) {
+      const e = s.type === 'expression_statement' ? s.namedChildren[0] : s.type === 'return_statement' ? s : null;
+      const call = e?.type === 'assignment' ? e.childForFieldName('right') : e?.type === 'return_statement' ? e.namedChildren[0] : e;
+      if (isHandlerCall(call, handler.name, value.name)) return true;
+      if (s.type === 'expression_statement' && s.namedChildren[0]?.type === 'string') continue; // a docstring
+      if (mentions(s, [value.name, handler.name]) || hasReturn(s)) return false;
+    }
+    return false;
+  }
+  const sites = returnSites(body, value.name);
+  if (!sites || soleReturned(body, sites, value.name, undefined) !== value.name) return false;
+  return onlyRead(body, value.name);
 }
 
 function deprecationOf(stmts: Node[]): string | undefined {
@@ -351,27 +592,36 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   if (!body) return info;
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);
-  const first = paramName(params[0]);
-  const last = stmts[stmts.length - 1];
-  if (first && returnsName(stmts, first) && params[0].kind !== 'varargs' && !patchesOrRebinds(body, first)) {
+  const p0 = params[0];
+  const first = p0 && (p0.kind === 'normal' || p0.kind === 'posonly') ? p0.name : undefined;
+  if (passesInput(def, body, params, decorators)) info.passesInput = true;
+  const sites = def.children[0]?.type === 'async' ? undefined : returnSites(body, first ?? '');
+  if (!sites) return info;
+  if (first && soleReturned(body, sites, first, false) === first && !patchesOrRebinds(body, first)) {
     info.returnsFirstArg = true;
     const patched = attributesWritten(body, first);
     if (patched.length) info.patchedAttrs = patched;
   }
-  if (last?.type === 'return_statement' && last.namedChildren[0]?.type === 'identifier') {
-    const innerName = last.namedChildren[0].text;
-    for (const s of stmts) {
-      const d = definitionOf(s);
-      if (d?.type === 'function_definition' && d.childForFieldName('name')?.text === innerName) {
-        info.returnedInner = functionInfo(d, decoratorsOf(s), true);
-        const ip = info.returnedInner.params;
-        const innerBody = d.childForFieldName('body');
-        if (first && innerBody && ip.length === 2 && ip[0].kind === 'varargs' && ip[1].kind === 'varkw') {
-          info.forwardsWrapper =
-            onlyForwarded(innerBody, ip[0].name, 'list_splat', first) &&
-            onlyForwarded(innerBody, ip[1].name, 'dictionary_splat', first) &&
-            !patchesOrRebinds(body, first);
-        }
+  let innerName = soleReturned(body, sites, first ?? '', undefined);
+  let whenNone = false;
+  if (first && (innerName === undefined || innerName === first) && p0.defaultText === 'None') {
+    innerName = soleReturned(body, sites, first, true);
+    whenNone = true;
+  }
+  if (innerName === undefined || innerName === first) return info;
+  for (const s of stmts) {
+    const d = definitionOf(s);
+    if (d?.type === 'function_definition' && d.childForFieldName('name')?.text === innerName) {
+      info.returnedInner = functionInfo(d, decoratorsOf(s), true);
+      if (whenNone) info.innerIfFirstNone = true;
+      const ip = info.returnedInner.params;
+      const innerBody = d.childForFieldName('body');
+      info.forwardsWrapper = false;
+      if (first && !whenNone && innerBody && ip.length === 2 && ip[0].kind === 'varargs' && ip[1].kind === 'varkw') {
+        info.forwardsWrapper =
+          onlyForwarded(innerBody, ip[0].name, 'list_splat', first) &&
+          onlyForwarded(innerBody, ip[1].name, 'dictionary_splat', first) &&
+          !patchesOrRebinds(body, first);
       }
     }
   }
@@ -380,13 +630,134 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
 
 // ---- module-level __getattr__ ----
 
-function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): { names: Set<string>; lazy?: Map<string, string> } | undefined {
+/** The value of a string expression for one served name: a literal, an f-string or a `+` of known pieces. */
+function evalString(n: Node | null | undefined, vars: Map<string, string>): string | undefined {
+  if (!n) return undefined;
+  if (n.type === 'identifier') return vars.get(n.text);
+  if (n.type === 'concatenated_string') {
+    let out = '';
+    for (const c of n.namedChildren) {
+      const v = c ? evalString(c, vars) : undefined;
+      if (v === undefined) return undefined;
+      out += v;
+    }
+    return out;
+  }
+  if (n.type === 'binary_operator' && n.child(1)?.text === '+') {
+    const a = evalString(n.childForFieldName('left'), vars);
+    const b = evalString(n.childForFieldName('right'), vars);
+    return a !== undefined && b !== undefined ? a + b : undefined;
+  }
+  if (n.type === 'string') {
+    let out = '';
+    for (const c of n.namedChildren) {
+      if (!c || c.type === 'string_start' || c.type === 'string_end') continue;
+      if (c.type === 'string_content') out += c.text;
+      else if (c.type === 'interpolation') {
+        const e = c.namedChildren[0];
+        if (!e || c.namedChildren.length !== 1 || e.type !== 'identifier') return undefined;
+        const v = vars.get(e.text);
+        if (v === undefined) return undefined;
+        out += v;
+      } else return undefined;
+    }
+    return out;
+  }
+  return stringValue(n);
+}
+
+/** `import_module(name[, package])` resolved like importlib does; undefined when not literal enough. */
+function importedModule(call: Node, vars: Map<string, string>, ctx: Ctx): string | undefined {
+  const f = call.childForFieldName('function')?.text.replace(/\s+/g, '');
+  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c && c.type !== 'comment');
+  if (f === '__import__') {
+    // only with a non-empty fromlist does __import__ return the submodule itself
+    const fromlist = args.find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'fromlist')?.childForFieldName('value');
+    if (args.length < 1 || args[0].type === 'keyword_argument' || !fromlist || !/^[[(]\s*\S/.test(fromlist.text)) return undefined;
+    const name = evalString(args[0], vars);
+    return name && !name.startsWith('.') ? name : undefined;
+  }
+  if (f !== 'importlib.import_module' && f !== 'import_module') return undefined;
+  if (args.length < 1 || args.length > 2 || args.some((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text !== 'package')) return undefined;
+  const name = evalString(args[0], vars);
+  if (!name) return undefined;
+  const dots = /^\.*/.exec(name)![0].length;
+  if (dots === 0) return name;
+  const anchorNode = args[1]?.type === 'keyword_argument' ? args[1].childForFieldName('value') : args[1];
+  const anchor = anchorNode?.text === '__name__' ? ctx.module : anchorNode?.text === '__package__' ? (ctx.isPackage ? ctx.module : ctx.module.split('.').slice(0, -1).join('.')) : anchorNode ? stringValue(anchorNode) : undefined;
+  if (!anchor) return undefined;
+  return resolveRelative(anchor, true, dots, name.slice(dots));
+}
+
+/**
+ * What one branch of a module `__getattr__` returns for `name`, when it takes it from another
+ * module: `from m import x; return x`, or `mod = import_module(...)` / `__import__(..., fromlist=...)`
+ * then `return getattr(mod, <arg>)`, each optionally after `v = TABLE[<arg>]` and a
+ * `warnings.warn(..., DeprecationWarning)`. Undefined for any other statement.
+ */
+function servedFrom(body: Node[], arg: string, name: string, table: Map<string, string> | undefined, tableName: string | undefined, ctx: Ctx): { module: string; attr: string; deprecated?: string } | undefined {
+  const vars = new Map<string, string>([[arg, name]]);
+  const fromImports = new Map<string, [string, string]>();
+  const modules = new Map<string, string>();
+  let deprecated: string | undefined;
+  for (let i = 0; i < body.length; i++) {
+    const s = body[i];
+    if (s.type === 'import_statement') continue;
+    if (s.type === 'import_from_statement') {
+      for (const [local, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, false, () => undefined)) if (b.kind === 'from') fromImports.set(local, [b.module, b.name]);
+      continue;
+    }
+    if (s.type === 'return_statement') {
+      if (i !== body.length - 1) return undefined;
+      const v = s.namedChildren[0];
+      if (v?.type === 'identifier') {
+        const f = fromImports.get(v.text);
+        return f ? { module: f[0], attr: f[1], deprecated } : undefined;
+      }
+      if (v?.type !== 'call' || v.childForFieldName('function')?.text !== 'getattr') return undefined;
+      const a = (v.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c && c.type !== 'comment');
+      if (a.length !== 2 || a[1].type !== 'identifier' || a[1].text !== arg) return undefined;
+      const module = a[0].type === 'identifier' ? modules.get(a[0].text) : a[0].type === 'call' ? importedModule(a[0], vars, ctx) : undefined;
+      return module ? { module, attr: name, deprecated } : undefined;
+    }
+    if (s.type !== 'expression_statement') return undefined;
+    const e = s.namedChildren[0];
+    if (!e) return undefined;
+    if (e.type === 'string' && i === 0) continue;
+    if (e.type === 'call' && /^(warnings\.)?warn$/.test(e.childForFieldName('function')?.text ?? '')) {
+      const text = e.childForFieldName('arguments')?.text ?? '';
+      if (!/\b(DeprecationWarning|FutureWarning)\b/.test(text)) return undefined;
+      const first = e.childForFieldName('arguments')?.namedChildren[0];
+      deprecated = (first && evalString(first, vars)) ?? 'deprecated';
+      continue;
+    }
+    if (e.type !== 'assignment') return undefined;
+    const left = e.childForFieldName('left');
+    const right = e.childForFieldName('right');
+    if (left?.type !== 'identifier' || !right) return undefined;
+    if (right.type === 'subscript' && table && right.childForFieldName('value')?.text === tableName && right.childForFieldName('subscript')?.text === arg) {
+      const v = table.get(name);
+      if (v === undefined) return undefined;
+      vars.set(left.text, v);
+    } else if (right.type === 'call') {
+      const m = importedModule(right, vars, ctx);
+      if (!m) return undefined;
+      modules.set(left.text, m);
+    } else return undefined;
+  }
+  return undefined;
+}
+
+function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>, ctx: Ctx): { names: Set<string>; lazy?: Map<string, string>; served?: Map<string, { module: string; attr: string; deprecated?: string }> } | undefined {
   const params = paramsOf(fn);
   if (params.length !== 1) return undefined;
   const arg = params[0].name;
   const stmts = statements(fn.childForFieldName('body'));
   const names = new Set<string>();
   let lazy: Map<string, string> | undefined;
+  let served: Map<string, { module: string; attr: string; deprecated?: string }> | undefined;
+  /** The names the branch being read serves, and the table they come from. */
+  let branch: { names: string[]; table?: Map<string, string>; tableName?: string } = { names: [] };
   const testNames = (cond: Node | null): boolean => {
     if (!cond) return false;
     if (cond.type === 'boolean_operator' && cond.child(1)?.type === 'or') {
@@ -402,17 +773,22 @@ function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): { names: 
       const v = stringValue(rhs);
       if (v === undefined) return false;
       names.add(v);
+      branch.names.push(v);
       return true;
     }
     if (op === 'in') {
+      // `name in globals()`: the module's own names, which are found before __getattr__ is asked
+      if (rhs.type === 'call' && rhs.text.replace(/\s+/g, '') === 'globals()') return true;
       let e = toExpr(rhs);
       if (e.kind === 'name') {
         const b = moduleValues.get(e.name);
         if (!b || b.length !== 1 || b[0].kind !== 'value') return false;
+        if (b[0].expr.kind === 'strs' && b[0].expr.map) branch = { ...branch, table: b[0].expr.map, tableName: e.name };
         e = b[0].expr;
       }
       if (e.kind !== 'strs') return false;
       e.values.forEach((v) => names.add(v));
+      branch.names.push(...e.values);
       if (e.map && e.map.size === e.values.length && [...e.map.values()].every((v) => /^\.*[\w.]*:\w+$/.test(v))) {
         lazy ??= new Map();
         for (const [k, v] of e.map) lazy.set(k, v);
@@ -421,6 +797,15 @@ function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): { names: 
     }
     return false;
   };
+  /** After a test: where the names of its branch come from, when the branch says. */
+  const readBranch = (body: Node | null): void => {
+    const stmts = statements(body);
+    for (const n of branch.names) {
+      const from = servedFrom(stmts, arg, n, branch.table, branch.tableName, ctx);
+      if (from) (served ??= new Map()).set(n, from);
+    }
+    branch = { names: [] };
+  };
   const isRaiseAttributeError = (n: Node | undefined): boolean => !!n && n.type === 'raise_statement' && /^raise\s+AttributeError\b/.test(n.text);
   for (let i = 0; i < stmts.length; i++) {
     const s = stmts[i];
@@ -428,21 +813,24 @@ function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>): { names: 
     if (i === 0 && s.type === 'expression_statement' && s.namedChildren[0]?.type === 'string') continue; // docstring
     if (s.type === 'import_statement' || s.type === 'import_from_statement') continue;
     if (s.type === 'if_statement') {
+      branch = { names: [] };
       if (!testNames(s.childForFieldName('condition'))) return undefined;
+      readBranch(s.childForFieldName('consequence'));
       for (const alt of s.childrenForFieldName('alternative')) {
         if (!alt) continue;
         if (alt.type === 'elif_clause') {
           if (!testNames(alt.childForFieldName('condition'))) return undefined;
+          readBranch(alt.childForFieldName('consequence'));
         } else {
           // `else: raise AttributeError(...)` closes the chain
           const body = statements(alt.childForFieldName('body'));
           if (!(last && body.length === 1 && isRaiseAttributeError(body[0]))) return undefined;
-          return { names, lazy };
+          return { names, lazy, served };
         }
       }
       continue;
     }
-    if (last && isRaiseAttributeError(s)) return { names, lazy };
+    if (last && isRaiseAttributeError(s)) return { names, lazy, served };
     return undefined;
   }
   return undefined;
@@ -767,7 +1155,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     all: null,
     getattr: { kind: 'none' },
     // the pattern is tried only on text that has one of its fixed parts
-    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules[__name__]') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(text),
+    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules[__name__]') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(text.replace(REBINDS_GLOBAL, '')),
     typeCheckingOnly: new Set(),
     registersModules: REGISTERS_MODULES.test(text),
   };
@@ -903,8 +1291,8 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
 
   if (getattrDefs.length > 0) {
     const d = getattrDefs[getattrDefs.length - 1];
-    const found = getattrDefs.length === 1 ? getattrNames(d, summary.bindings) : undefined;
-    summary.getattr = found ? { kind: 'names', names: found.names, lazy: found.lazy, line: line1(d) } : { kind: 'opaque', line: line1(d) };
+    const found = getattrDefs.length === 1 ? getattrNames(d, summary.bindings, ctx) : undefined;
+    summary.getattr = found ? { kind: 'names', names: found.names, lazy: found.lazy, line: line1(d), ...(found.served ? { served: found.served } : {}) } : { kind: 'opaque', line: line1(d) };
   }
   return summary;
 }

@@ -196,8 +196,8 @@ export class Callables {
       return { unknown: `decorator ${callee.name} changes how the function is called` };
     }
     if (callee.kind === 'function') {
-      const fn = isCall ? callee.fn.returnedInner : callee.fn;
-      if (fn?.forwardsWrapper) return 'transparent';
+      const fn = appliedDecorator(d, callee.fn);
+      if (fn?.forwardsWrapper || fn?.returnsFirstArg) return 'transparent';
       return { unknown: `decorator ${callee.fn.name} may change the signature` };
     }
     if (callee.kind === 'external' && /^builtins\.(staticmethod|classmethod)$/.test(callee.qualname)) return callee.qualname.endsWith('staticmethod') ? 'static' : 'classmethod';
@@ -314,8 +314,7 @@ export class Callables {
         const overridesExtra = isCall && d.args.some((a) => /\bextra\b/.test(a.text));
         return { kind: 'dataclass', deco: { flavor: 'pydantic', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: true, forbidExtra: fn.forbidsExtra && !overridesExtra } };
       }
-      const applied = isCall ? fn.returnedInner : fn;
-      if (applied?.returnsFirstArg) return { kind: 'transparent' };
+      if (appliedDecorator(d, fn)?.returnsFirstArg) return { kind: 'transparent' };
       return { kind: 'unknown', reason: `class decorator ${fn.name} may replace the constructor` };
     }
     return { kind: 'unknown', reason: `class decorator ${dotted(isCall ? d.callee : d) ?? '?'} is not one the engine can see through` };
@@ -640,7 +639,8 @@ export class Callables {
           if (b.kind !== 'def') continue;
           for (const d of b.fn.decorators) {
             const t = exprSource(d);
-            if (/(^|\.)(model_validator|root_validator)\b/.test(t) && (/mode\W+(before|wrap)/.test(t) || /pre\s*=\s*True/.test(t) || !/mode|pre/.test(t))) canMiss = false;
+            // a before/wrap validator may fill in missing fields, unless it provably hands its input on unchanged
+            if (/(^|\.)(model_validator|root_validator)\b/.test(t) && (/mode\W+(before|wrap)/.test(t) || /pre\s*=\s*True/.test(t) || !/mode|pre/.test(t)) && !b.fn.passesInput) canMiss = false;
           }
         }
       }
@@ -721,6 +721,28 @@ export class Callables {
     }
     return undefined;
   }
+}
+
+/**
+ * The function a decorator expression applies to the decorated object: the decorator itself
+ * (`@deco`, called with the object alone), or the inner function its call returns
+ * (`@deco(...)`); undefined when that call shape is not one the analysis covers. The applied
+ * function must accept the object alone.
+ */
+function appliedDecorator(d: Expr, fn: FunctionInfo): FunctionInfo | undefined {
+  let applied: FunctionInfo | undefined = fn;
+  if (d.kind === 'call') {
+    applied = fn.returnedInner;
+    if (fn.innerIfFirstNone) {
+      // `deco(obj=None, *, key=...)` returns the inner function only when called without `obj`
+      const first = fn.params[0];
+      if (d.args.some((a) => !a.name || a.star || a.name === first?.name)) return undefined;
+    }
+  }
+  if (!applied) return undefined;
+  const rest = applied.params.slice(1);
+  if (!rest.every((p) => p.hasDefault || p.kind === 'varargs' || p.kind === 'varkw')) return undefined;
+  return applied;
 }
 
 const PERMISSIVE_NEW = new Set(['builtins.list', 'builtins.dict', 'builtins.set', 'builtins.bytearray']);

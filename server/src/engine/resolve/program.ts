@@ -10,6 +10,7 @@ import { EMPTY_MODULE_INDEX, type ModuleIndex, moduleIndexOf } from '../index/in
 import type { IndexJob, IndexRequest, IndexResult } from '../index/indexWorker';
 import { initParser, wasmFolder } from '../parser';
 import type { ModuleFile, Target } from '../sources/target';
+import { BUILD_FILES, type BuildFacts, readBuildFacts } from '../sources/buildFiles';
 import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import type { ArgExpr, Expr } from '../syntax';
@@ -678,6 +679,58 @@ export class Program {
     return false;
   }
 
+  private readonly buildFacts = new Map<ModuleFile['root'], { versions: string; facts: BuildFacts }>();
+
+  /** What the build files of a root say (re-read when one of them changes). */
+  private buildFactsOf(root: ModuleFile['root']): BuildFacts {
+    const versions = BUILD_FILES.map((f) => root.fileVersion(f) ?? '-').join('\0');
+    const hit = this.buildFacts.get(root);
+    if (hit && hit.versions === versions) return hit.facts;
+    const facts = readBuildFacts(root);
+    this.buildFacts.set(root, { versions, facts });
+    return facts;
+  }
+
+  /**
+   * Why a module that the target's source lacks may be created by its build, or undefined: a
+   * compiled extension or a folder the build files copy modules into, or (with `placeholders`,
+   * for module paths) a package folder that version control keeps with a placeholder file
+   * (`.gitkeep`, `.gitignore`): its contents come from elsewhere.
+   */
+  buildCreated(name: string, placeholders = true): string | undefined {
+    const parts = name.split('.');
+    const top = this.target.findModule(parts[0]);
+    if (!top || top.compiled) return undefined;
+    const facts = this.buildFactsOf(top.root);
+    if (facts.extensions.has(name)) return `${name} is an extension module the build compiles (${facts.files.join(', ')})`;
+    for (let i = parts.length; i >= 2; i--) {
+      const p = parts.slice(0, i).join('.');
+      if (facts.copied.has(p)) return `the build copies modules into ${p} (${facts.files.join(', ')})`;
+    }
+    const parent = parts.length > 1 ? this.target.findModule(parts.slice(0, -1).join('.')) : null;
+    if (placeholders && parent?.isPackage) {
+      for (const { root, rel } of parent.packageDirs) {
+        const entries = root.listDir(rel) ?? [];
+        this.listed.set(`${root.label}\0${rel}`, { root, rel, listing: entries.join('/') });
+        const keep = entries.find((e) => e === '.gitkeep' || e === '.keep' || e === '.gitignore');
+        if (keep) return `${parent.name} holds a ${keep}: it is filled by something other than its source`;
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * Whether the tree that holds a top-level module says what its build adds: it has build files,
+   * or it is an installed tree (install metadata beside the package, where compiled modules are
+   * files). A bare copy of a package's source may lack compiled extensions without saying so.
+   */
+  knowsBuildProducts(topLevel: string): boolean {
+    const top = this.target.findModule(topLevel);
+    if (!top || top.compiled) return false;
+    if (this.buildFactsOf(top.root).files.length > 0) return true;
+    return (top.root.listDir('') ?? []).some((e) => /\.(dist-info|egg-info)$/.test(e));
+  }
+
   inTarget(moduleName: string): boolean {
     return this.overlays.has(moduleName) || this.target.findModule(moduleName) !== null;
   }
@@ -751,6 +804,10 @@ export class Program {
     if (file && file.isPackage && !file.rel) return { kind: 'unknown', reason: `${module} is a namespace package: other portions may provide ${name}` };
     if (GENERATED.test(name)) return { kind: 'unknown', reason: `${name} looks generated at build time` };
     if (file && this.isPlaceholderPackage(file)) return { kind: 'unknown', reason: `${module} is an empty package, filled at build time` };
+    if (file?.isPackage) {
+      const built = this.buildCreated(`${module}.${name}`, false);
+      if (built) return { kind: 'unknown', reason: built, outside: true };
+    }
     if (summary) {
       for (const star of summary.starImports) {
         const r = this.starMember(star, name, depth + 1);
@@ -759,6 +816,9 @@ export class Program {
       if (summary.dynamic) return { kind: 'unknown', reason: `${module} writes its namespace dynamically` };
       if (summary.getattr.kind === 'opaque') return { kind: 'unknown', reason: `${module} has a module __getattr__` };
       if (summary.getattr.kind === 'names' && summary.getattr.names.has(name)) {
+        // a branch that returns the name of another module (a lazy or deprecated re-export)
+        const from = summary.getattr.served?.get(name);
+        if (from) return this.resolveMember(from.module, from.attr, depth + 1);
         const target = summary.getattr.lazy?.get(name);
         if (target) {
           // a lazy re-export: {"Name": ".module:attr"}
@@ -771,6 +831,20 @@ export class Program {
       }
     }
     return { kind: 'missing', module, name };
+  }
+
+  /**
+   * A name the module does not bind but serves from its `__getattr__` after a deprecation
+   * warning: where it comes from now, and the library's message.
+   */
+  deprecatedGetattr(module: string, name: string): { module: string; attr: string; message: string } | undefined {
+    const s = this.summary(module);
+    if (!s || s.bindings.has(name) || s.getattr.kind !== 'names' || !s.getattr.names.has(name)) return undefined;
+    const from = s.getattr.served?.get(name);
+    if (!from || from.deprecated === undefined) return undefined;
+    if (this.target.findModule(`${module}.${name}`) && s.isPackage) return undefined; // a submodule is found first
+    if (s.dynamic || s.starImports.some((m) => this.starMember(m, name, 1).kind !== 'missing')) return undefined;
+    return { module: from.module, attr: from.attr, message: from.deprecated };
   }
 
   private starMember(module: string, name: string, depth: number): Value {

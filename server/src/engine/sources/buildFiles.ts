@@ -1,0 +1,90 @@
+/**
+ * What a target's build adds to its source tree: compiled extension modules and folders the
+ * build copies Python files into. A source checkout lacks them; its build files name them
+ * (setup.py, CMakeLists.txt and cmake/*.cmake, pyproject.toml). Read by pattern, never run.
+ */
+import type { SourceRoot } from './sourceRoot';
+
+export interface BuildFacts {
+  /** Dotted names of extension modules the build compiles. */
+  extensions: Set<string>;
+  /** Dotted names of packages the build copies modules into. */
+  copied: Set<string>;
+  /** The build files read, for messages. */
+  files: string[];
+}
+
+const MODULE = /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/;
+
+/** `a/b/c` or `a/b/c/` (a folder below the root) as `a.b.c`; undefined for anything else. */
+function folderModule(path: string): string | undefined {
+  const p = path.replace(/^\.\//, '').replace(/\/+$/, '');
+  const m = p.replace(/\//g, '.');
+  return p.includes('/') && MODULE.test(m) ? m : undefined;
+}
+
+/** setup.py: `Extension("a.b", ...)`, `CMakeExtension(name="a.b")`, and folder paths written as string literals. */
+function fromSetupPy(text: string, facts: BuildFacts): void {
+  for (const m of text.matchAll(/\b\w*Extension\s*\(\s*(?:name\s*=\s*)?(['"])([\w.]+)\1/g)) if (MODULE.test(m[2])) facts.extensions.add(m[2]);
+  // `"pkg/sub"` as a literal: a folder the script writes into (a copy destination)
+  for (const m of text.matchAll(/(['"])(\w+(?:\/\w+)+\/?)\1/g)) {
+    const mod = folderModule(m[2]);
+    if (mod) facts.copied.add(mod);
+  }
+}
+
+/** CMake: `install(DIRECTORY|FILES ... DESTINATION a/b)`, `install(TARGETS t ... DESTINATION a)`, `cmd(t DESTINATION a)`. */
+function fromCMake(text: string, facts: BuildFacts): void {
+  const code = text.replace(/#[^\n]*/g, '');
+  for (const m of code.matchAll(/\binstall\s*\(([^)]*)\)/gi)) {
+    const body = m[1];
+    const dest = /\bDESTINATION\s+("?)([\w./]+)\1/.exec(body)?.[2];
+    if (!dest) continue;
+    const pkg = dest.replace(/\/+$/, '').replace(/\//g, '.');
+    if (!MODULE.test(pkg)) continue;
+    const targets = /^\s*TARGETS\s+([\w\s]+?)\s+(?:LIBRARY|RUNTIME|ARCHIVE|DESTINATION|COMPONENT|EXPORT)\b/.exec(body);
+    if (targets) for (const t of targets[1].split(/\s+/)) facts.extensions.add(`${pkg}.${t}`);
+    else if (/^\s*(DIRECTORY|FILES|PROGRAMS)\b/.test(body) && dest.includes('/')) facts.copied.add(pkg);
+  }
+  // a project function that places a target: `define_extension_target(_C DESTINATION pkg ...)`
+  for (const m of code.matchAll(/\b(\w+)\s*\(\s*(\w+)\s+DESTINATION\s+([\w/]+)/g)) {
+    if (m[1].toLowerCase() === 'install') continue;
+    const pkg = m[3].replace(/\/+$/, '').replace(/\//g, '.');
+    if (MODULE.test(pkg)) facts.extensions.add(`${pkg}.${m[2]}`);
+  }
+}
+
+/** pyproject.toml: setuptools `ext-modules` names, maturin `module-name`. */
+function fromPyproject(text: string, facts: BuildFacts): void {
+  const ext = /ext-modules/.exec(text);
+  if (ext) for (const m of text.slice(ext.index).matchAll(/\bname\s*=\s*(['"])([\w.]+)\1/g)) if (MODULE.test(m[2]) && m[2].includes('.')) facts.extensions.add(m[2]);
+  for (const m of text.matchAll(/\bmodule-name\s*=\s*(['"])([\w.]+)\1/g)) if (MODULE.test(m[2])) facts.extensions.add(m[2]);
+}
+
+/** The build facts of a root (its top folder holds the build files); empty when it has none. */
+export function readBuildFacts(root: SourceRoot): BuildFacts {
+  const facts: BuildFacts = { extensions: new Set(), copied: new Set(), files: [] };
+  const read = (rel: string, parse: (text: string, facts: BuildFacts) => void): void => {
+    const text = root.isFile(rel) ? root.readText(rel) : undefined;
+    if (text === undefined) return;
+    facts.files.push(rel);
+    parse(text, facts);
+  };
+  read('setup.py', fromSetupPy);
+  read('pyproject.toml', fromPyproject);
+  read('CMakeLists.txt', fromCMake);
+  if (facts.files.includes('CMakeLists.txt')) {
+    const walk = (rel: string, depth: number): void => {
+      for (const e of root.listDir(rel) ?? []) {
+        const child = `${rel}/${e}`;
+        if (e.endsWith('.cmake') || e === 'CMakeLists.txt') read(child, fromCMake);
+        else if (depth < 3 && !e.includes('.') && root.isDir(child)) walk(child, depth + 1);
+      }
+    };
+    if (root.isDir('cmake')) walk('cmake', 0);
+  }
+  return facts;
+}
+
+/** The files whose identity the facts depend on (the cmake folder is not re-listed). */
+export const BUILD_FILES = ['setup.py', 'pyproject.toml', 'CMakeLists.txt'];

@@ -1,0 +1,189 @@
+/**
+ * Breaks that hide behind general Python patterns, on a fake library of our own in two versions
+ * (test/fixtures/recall/v1 and v2, checked with test/fixtures/recall/user.py): identity
+ * decorators written as code, packages that vanished above the imported module (and modules a
+ * build creates, which a source tree lacks), module `__getattr__` answering from `globals()` or
+ * a table, deprecation shims, and pydantic validators that pass their input through. Each
+ * pattern has its negative twin, which must stay silent.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { describe, it } from 'node:test';
+import { Engine, type CallInfo, type CheckResult } from '../../server/src/engine';
+import { initParser } from '../../server/src/engine/parser';
+import { summarizeModule, type FunctionInfo, type ModuleSummary } from '../../server/src/engine/index/summary';
+import { applyEdits, checkAgainst, FIXTURES } from '../helpers';
+
+const DIR = path.join(FIXTURES, 'recall');
+const V1 = path.join(DIR, 'v1');
+const V2 = path.join(DIR, 'v2');
+const USER = path.join(DIR, 'user.py');
+const TEXT = fs.readFileSync(USER, 'utf8');
+
+let opened: Promise<CheckResult> | undefined;
+function result(): Promise<CheckResult> {
+  opened ??= Engine.open({ targets: [V2], baseline: [V1] }).then((e) => e.check(TEXT, USER));
+  return opened;
+}
+
+/** Findings on the given lines as `line:code:param-or-callee`. */
+function on(r: CheckResult, lines: number[]): string[] {
+  return r.findings
+    .filter((f) => lines.includes(f.range.start.line + 1))
+    .map((f) => `${f.range.start.line + 1}:${f.code}:${f.param ?? f.callee}`)
+    .sort();
+}
+
+function callAt(r: CheckResult, line: number): CallInfo {
+  const calls = r.calls.filter((c) => c.range.start.line + 1 === line);
+  assert.equal(calls.length, 1, `one call on line ${line}`);
+  return calls[0];
+}
+
+function summaryOf(rel: string, name: string): ModuleSummary {
+  const text = fs.readFileSync(path.join(V2, rel), 'utf8');
+  return summarizeModule(text, name, rel.endsWith('__init__.py'), rel);
+}
+
+function fn(s: ModuleSummary, name: string): FunctionInfo {
+  const b = s.bindings.get(name)?.[0];
+  assert.ok(b && b.kind === 'def', `${name} is a def`);
+  return b.fn;
+}
+
+describe('recall of general patterns', () => {
+  it('sees through decorators that return what they decorate, directly or through a conditional or an inner function', async () => {
+    const r = await result();
+    // include (conditional), include(reason=...) (inner `_wrap` when obj is None), register("x") (inner), on classes and on a function
+    assert.deepEqual(on(r, [16, 17, 18, 22]), ['16:unexpected-keyword:old_field', '17:missing-argument:prompt', '18:missing-argument:name', '22:missing-argument:budget']);
+    for (const line of [16, 17, 18, 22]) assert.equal(callAt(r, line).unknownReason, undefined);
+  });
+
+  it('stays silent for decorators that replace, may replace, or return something it cannot follow', async () => {
+    const r = await result();
+    // wrapping returns another class; sometimes returns another class on one path; maybe_none's inner
+    // returns another class; checked(strict=True) returns the decorator itself (not followed)
+    assert.deepEqual(on(r, [19, 20, 21, 23]), []);
+    for (const line of [19, 20, 21, 23]) assert.ok(callAt(r, line).unknownReason, `line ${line} is unknown`);
+  });
+
+  it('records the decorator facts the same way whether the body was skeletonised or parsed whole', async () => {
+    await initParser();
+    const text = fs.readFileSync(path.join(V2, 'recall/marks.py'), 'utf8');
+    for (const full of [false, true]) {
+      const s = summarizeModule(text, 'recall.marks', false, 'marks.py', full);
+      const include = fn(s, 'include');
+      assert.equal(include.returnsFirstArg, true);
+      assert.equal(include.innerIfFirstNone, true);
+      assert.equal(include.returnedInner?.returnsFirstArg, true);
+      assert.equal(fn(s, 'register').returnedInner?.returnsFirstArg, true);
+      assert.equal(fn(s, 'register').innerIfFirstNone, undefined);
+      for (const name of ['wrapping', 'sometimes']) assert.equal(fn(s, name).returnsFirstArg, false, name);
+      assert.equal(fn(s, 'maybe_none').returnedInner?.returnsFirstArg, false);
+    }
+  });
+
+  it('keeps the bodies whose returns it reads in the skeleton, however the return is laid out', async () => {
+    await initParser();
+    const text = [
+      'def spread(obj=None, *, x=None):',
+      '    return obj if obj is not None \\',
+      '        else other',
+      '',
+      'def accented(obj):',
+      '    return obj if obj is not None else other  # café',
+      '',
+      'def commented(obj=None):',
+      '    def _wrap(x):',
+      '        return x',
+      '    return _wrap if obj is None else obj  # else nothing',
+      '',
+    ].join('\n');
+    const full = summarizeModule(text, 'm', false, 'm.py', true);
+    const fast = summarizeModule(text, 'm', false, 'm.py');
+    for (const name of ['spread', 'accented', 'commented']) {
+      assert.equal(fn(full, name).returnsFirstArg, true, name);
+      assert.deepEqual(fn(fast, name), fn(full, name), name);
+    }
+  });
+
+  it('reports every missing component of a module path, and where the baseline had it', async () => {
+    const r = await result();
+    assert.deepEqual(on(r, [2, 3, 14, 15]), ['14:unknown-module:recall.missing', '15:unknown-module:recall._gone', '2:unknown-module:recall.attention', '3:unknown-module:recall.attention']);
+    const f = r.findings.find((x) => x.range.start.line + 1 === 2)!;
+    assert.match(f.message, /package recall has no submodule attention \(so recall\.attention\.layer cannot be imported\) \(the baseline has it\)/);
+    assert.equal(f.change, 'module `recall.attention` was removed');
+  });
+
+  it('stays silent for modules the build creates: extensions and copied folders named in build files, compiled files, folders kept by a placeholder', async () => {
+    const r = await result();
+    // recall._C (setup.py Extension), recall._fast (a .so beside), recall.kernels (CMake install DIRECTORY), recall.vendored (.gitkeep)
+    assert.deepEqual(on(r, [10, 11, 12, 13]), []);
+    // the same tree without that evidence: the copied folders' modules are reported, and a last
+    // component under a package with a module __getattr__ is left alone (it may be compiled)
+    const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'apidrift-recall-'));
+    try {
+      fs.cpSync(V2, bare, { recursive: true });
+      for (const f of ['setup.py', 'CMakeLists.txt', 'cmake', 'recall/vendored/.gitkeep']) fs.rmSync(path.join(bare, f), { recursive: true });
+      const r2 = (await Engine.open({ targets: [bare] })).check(TEXT, USER);
+      assert.deepEqual(on(r2, [10, 11, 12, 13, 15]), ['12:unknown-module:recall.kernels.triton', '13:unknown-module:recall.vendored.layers']);
+    } finally {
+      fs.rmSync(bare, { recursive: true, force: true });
+    }
+  });
+
+  it('treats an import under contextlib.suppress(ImportError) as guarded', async () => {
+    const r = await checkAgainst({ 'pkg/__init__.py': '', 'pkg/a.py': '' }, 'import contextlib\nwith contextlib.suppress(ImportError):\n    import pkg.gone\nimport pkg.lost\n');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:unknown-module:pkg.lost']);
+  });
+
+  it('evaluates a module __getattr__ that answers from globals(): other names are missing', async () => {
+    const r = await result();
+    assert.deepEqual(on(r, [5]), ['5:unknown-import:recall.platforms._Legacy']);
+    const s = summaryOf('recall/platforms/__init__.py', 'recall.platforms');
+    assert.equal(s.dynamic, false, 'a globals() write guarded by `name in globals()` adds no name');
+    assert.ok(s.getattr.kind === 'names' && s.getattr.names.has('current'));
+  });
+
+  it('leaves a __getattr__ that computes names alone', async () => {
+    const r = await result();
+    assert.deepEqual(on(r, [7]), []);
+    assert.equal(summaryOf('recall/utils/computed.py', 'recall.utils.computed').getattr.kind, 'opaque');
+  });
+
+  it('follows a table-driven __getattr__ to the module it imports from', async () => {
+    const r = await result();
+    assert.deepEqual(on(r, [30]), ['30:unexpected-keyword:old_field']);
+  });
+
+  it('gives a deprecated hint with a fix for a name served by a deprecation shim, and checks calls through it', async () => {
+    const r = await result();
+    assert.deepEqual(on(r, [6, 24]), ['24:missing-argument:host', '6:deprecated:recall.utils.get_port']);
+    const hint = r.findings.find((f) => f.code === 'deprecated')!;
+    assert.equal(hint.severity, 'hint');
+    assert.match(hint.message, /recall\.utils\.get_port is deprecated\. Use recall\.utils\.network\.get_port instead; import it from `recall\.utils\.network`/);
+    const fixed = applyEdits(TEXT, hint.fixes[0].edits);
+    assert.equal(fixed.split('\n')[5], 'from recall.utils.network import get_port');
+  });
+
+  it('reports a missing required field through validators that pass their input on, and not through one that fills it', async () => {
+    const r = await result();
+    // a logging wrap validator and a checking before validator: the field is still missing
+    assert.deepEqual(on(r, [25, 26]), ['25:missing-argument:error', '26:missing-argument:name']);
+    // a before validator that writes the field, a wrap validator that retries with other input or rebinds it
+    assert.deepEqual(on(r, [27, 28, 29]), []);
+    const s = summaryOf('recall/protocol.py', 'recall.protocol');
+    const method = (cls: string, name: string): FunctionInfo => {
+      const b = s.bindings.get(cls)?.[0];
+      assert.ok(b && b.kind === 'class');
+      const m = b.cls.members.get(name)?.[0];
+      assert.ok(m && m.kind === 'def');
+      return m.fn;
+    };
+    assert.equal(method('Base', 'log_extra').passesInput, true);
+    assert.equal(method('Checked', 'check').passesInput, true);
+    for (const [cls, name] of [['Filled', 'fill'], ['Guarded', 'default'], ['Prepared', 'prepare']]) assert.equal(method(cls, name).passesInput, undefined, `${cls}.${name}`);
+  });
+});
