@@ -7,7 +7,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { defaultCacheDir, Engine, type Finding, TargetError } from './engine';
+import { defaultCacheDir, Engine, type FetchOptions, type Finding, installedBaseline, isRequirementSpec, TargetError } from './engine';
+import { detectEnvironments } from './lsp/detect';
 import { buildReport, formatReportMarkdown, formatReportText } from './engine/report/report';
 import { ZipRoot } from './engine/sources/zipRoot';
 
@@ -31,7 +32,13 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   index: builds (or loads from the cache) the full index of a target and reports its size and
   time: how to warm the cache in CI.
 
-  Targets: a folder, a .whl/.zip archive, or git:REPO@REF (a work tree or a bare repository).
+  Targets: a folder, a .whl/.zip archive, git:REPO@REF (a work tree or a bare repository), or
+  a requirement such as NAME==VERSION or 'NAME>=A,<B' (the newest match; --pre for
+  pre-releases), read from the package index (--index-url, else $PIP_INDEX_URL, $UV_INDEX_URL;
+  credentials from the URL or ~/.netrc) and kept in the cache; --require-hashes reads only
+  whole files checked against the index's sha256. check --upgrade NAME==VERSION: the target
+  is that version and the baseline the version installed in the environment ($VIRTUAL_ENV,
+  else .venv or venv here); a requirement target without --baseline does the same.
   Summaries are cached in $XDG_CACHE_HOME/apidrift (default ~/.cache/apidrift); --no-cache
   bypasses the cache.
 
@@ -48,12 +55,15 @@ interface Args {
   paths: string[];
   uses: string[];
   package?: string;
+  /** `--upgrade NAME==VERSION`: that version as the target, the installed one as the baseline. */
+  upgrade?: string;
+  fetch: { indexUrl?: string; requireHashes: boolean; pre: boolean };
 }
 
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
   if (command !== 'check' && command !== 'diff' && command !== 'index') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false };
+  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, fetch: { requireHashes: false, pre: false } };
   let collectingUses = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
@@ -66,6 +76,10 @@ function parseArgs(argv: string[]): Args {
     if (a === '--target' || a.startsWith('--target=')) out.targets.push(value());
     else if (command !== 'index' && (a === '--baseline' || a.startsWith('--baseline='))) out.baseline.push(value());
     else if (a === '--no-cache') out.noCache = true;
+    else if (command === 'check' && (a === '--upgrade' || a.startsWith('--upgrade='))) out.upgrade = value();
+    else if (a === '--index-url' || a.startsWith('--index-url=')) out.fetch.indexUrl = value();
+    else if (a === '--require-hashes') out.fetch.requireHashes = true;
+    else if (a === '--pre') out.fetch.pre = true;
     else if (command === 'diff' && (a === '--package' || a.startsWith('--package='))) out.package = value();
     else if (command === 'diff' && (a === '--uses' || a.startsWith('--uses='))) {
       out.uses.push(value());
@@ -79,6 +93,10 @@ function parseArgs(argv: string[]): Args {
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else if (collectingUses) out.uses.push(a);
     else out.paths.push(a);
+  }
+  if (out.upgrade !== undefined) {
+    if (!isRequirementSpec(out.upgrade)) throw new UsageError(`--upgrade needs a requirement such as NAME==VERSION, not '${out.upgrade}'`);
+    out.targets.push(out.upgrade);
   }
   if (out.targets.length === 0) throw new UsageError('at least one --target is required');
   if (command === 'check' && out.paths.length === 0) throw new UsageError('no files to check');
@@ -145,6 +163,43 @@ function progress(io: { stderr: NodeJS.WritableStream }, what: string): (done: n
     io.stderr.write(`\r${what} ${done}/${total}\x1b[K`);
     if (done >= total) io.stderr.write('\r\x1b[K');
   };
+}
+
+/**
+ * How targets named by version are fetched, with progress on a terminal; and, for such targets
+ * without a baseline, the baseline: the version installed in the environment.
+ */
+function fetchOptions(args: Args, io: { stderr: NodeJS.WritableStream }): Partial<FetchOptions> {
+  const environments = detectEnvironments({ workspaceFolder: process.cwd(), virtualEnv: process.env.VIRTUAL_ENV }).map((e) => e.sitePackages);
+  if (args.baseline.length === 0 && args.command !== 'index') {
+    const { baseline, versions } = installedBaseline(args.targets, environments);
+    if (args.upgrade !== undefined && baseline.length === 0) {
+      throw new UsageError(`--upgrade: ${args.upgrade.split(/[<>=!~\[ ]/)[0]} is not installed in the environment ($VIRTUAL_ENV, .venv or venv): give --baseline`);
+    }
+    if (baseline.length > 0) {
+      args.baseline.push(...baseline);
+      io.stderr.write(`apidrift: baseline: ${versions.join(', ')} (installed in ${baseline.join(', ')})\n`);
+    }
+  }
+  const tty = (io.stderr as NodeJS.WriteStream).isTTY;
+  let last = 0;
+  let shown = false;
+  const onProgress = (p: { message: string; done?: number; total?: number }): void => {
+    if (!tty) return;
+    if (!p.message) {
+      if (shown) io.stderr.write('\r\x1b[K');
+      shown = false;
+      return;
+    }
+    const now = Date.now();
+    if (p.done !== undefined && now - last < 100 && p.done !== p.total) return;
+    last = now;
+    const mb = (n: number): string => `${(n / 1048576).toFixed(1)} MB`;
+    const size = p.done !== undefined ? ` ${mb(p.done)}${p.total ? ` of ${mb(p.total)}` : ''}` : '';
+    io.stderr.write(`\r${p.message}${size}\x1b[K`);
+    shown = true;
+  };
+  return { ...args.fetch, environments, onProgress };
 }
 
 function finish(engine: Engine, code: number): number {
@@ -225,7 +280,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let engine: Engine;
   let files: string[];
   try {
-    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index' });
+    const fetch = fetchOptions(args, io);
+    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index', fetch });
+    fetch.onProgress?.({ message: '' });
     if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
     for (const p of [engine.program, engine.baseline?.program]) {
       if (p) p.onError = (name, error) => {

@@ -18,6 +18,7 @@ export function readAll(res: HttpResponse, limit: number): Promise<Buffer> {
     let done = false;
     res.body.on('data', (c: Buffer) => {
       size += c.length;
+      transferStats.bytes += c.length;
       if (size > limit) res.body.destroy(new Error(`more than the ${limit} bytes asked for`));
       else chunks.push(c);
     });
@@ -43,15 +44,12 @@ export interface RangeAnswer {
 }
 
 /**
- * Reads the last `suffix` bytes of a remote file. Undefined when the server does not do range
- * requests (it answered with the whole file, which is then not read further).
+ * Reads the last `suffix` bytes of a remote file. When the server does not do range requests it
+ * answers with the whole file: that answer is returned unread, to be downloaded.
  */
-export async function rangeTail(url: string, suffix: number, signal?: AbortSignal): Promise<RangeAnswer | undefined> {
+export async function rangeTail(url: string, suffix: number, signal?: AbortSignal): Promise<RangeAnswer | HttpResponse> {
   const res = await httpGet(url, { Range: `bytes=-${suffix}`, 'Accept-Encoding': 'identity' }, signal);
-  if (res.status === 200) {
-    res.body.destroy();
-    return undefined;
-  }
+  if (res.status === 200) return res;
   if (res.status !== 206) {
     res.body.resume();
     throw new TargetError(`${shownUrl(url)} answered HTTP ${res.status}`);
@@ -59,7 +57,7 @@ export async function rangeTail(url: string, suffix: number, signal?: AbortSigna
   const range = /bytes\s+(\d+)-(\d+)\/(\d+)/.exec(String(res.headers['content-range'] ?? ''));
   if (!range) {
     res.body.destroy();
-    return undefined;
+    throw new TargetError(`${shownUrl(url)} answered a range request without a Content-Range`);
   }
   const bytes = await readAll(res, suffix);
   const start = Number(range[1]);
@@ -84,8 +82,8 @@ export async function rangeRead(url: string, start: number, end: number, signal?
  * is given. The file appears at `dest` only when complete and checked (written beside it, then
  * renamed); nothing is left behind on failure.
  */
-export async function downloadTo(url: string, dest: string, sha256: string | undefined, onBytes?: (done: number, total: number | undefined) => void, signal?: AbortSignal): Promise<void> {
-  const res = await httpGet(url, { 'Accept-Encoding': 'identity' }, signal);
+export async function downloadTo(url: string, dest: string, sha256: string | undefined, onBytes?: (done: number, total: number | undefined) => void, signal?: AbortSignal, answer?: HttpResponse): Promise<void> {
+  const res = answer ?? (await httpGet(url, { 'Accept-Encoding': 'identity' }, signal));
   if (res.status !== 200) {
     res.body.resume();
     throw new TargetError(`${shownUrl(url)} answered HTTP ${res.status}`);
@@ -105,6 +103,7 @@ export async function downloadTo(url: string, dest: string, sha256: string | und
         reject(new TargetError(`the download of ${shownUrl(url)} was cut: ${why}`));
       };
       res.body.on('data', (c: Buffer) => {
+        transferStats.bytes += c.length;
         hash.update(c);
         done += c.length;
         onBytes?.(done, total);

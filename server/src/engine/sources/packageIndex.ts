@@ -101,7 +101,6 @@ export function httpGet(url: string | URL, headers: Record<string, string> = {},
           res.resume();
           return resolve(go(new URL(res.headers.location, u), left - 1));
         }
-        res.on('data', (chunk: Buffer) => (transferStats.bytes += chunk.length));
         resolve({ status, headers: res.headers, url: u, body: res });
       });
       req.on('timeout', () => req.destroy(new Error('no answer within 30 s')));
@@ -124,6 +123,7 @@ export function readBody(res: HttpResponse, limit = 64 << 20): Promise<string> {
     let size = 0;
     res.body.on('data', (c: Buffer) => {
       size += c.length;
+      transferStats.bytes += c.length;
       if (size > limit) res.body.destroy(new Error(`answer larger than ${limit} bytes`));
       else chunks.push(c);
     });

@@ -48,7 +48,7 @@ export function parseRequirement(spec: string): Requirement {
 /** Whether a version satisfies the requirement's specifier. */
 export function satisfies(version: string, req: Requirement): boolean {
   if (req.specifier.startsWith('===')) return version === req.specifier.slice(3);
-  return pep440.valid(version) !== null && pep440.satisfies(version, req.specifier);
+  return pep440.valid(version) !== null && pep440.satisfies(version, req.specifier, { prereleases: true });
 }
 
 export function isPrerelease(version: string): boolean {

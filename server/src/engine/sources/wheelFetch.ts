@@ -11,7 +11,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { DirectoryRoot } from './directoryRoot';
 import { downloadTo, rangeRead, rangeTail } from './httpRange';
-import { type IndexFile, indexUrlFrom, listProjectFiles, shownUrl } from './packageIndex';
+import { type HttpResponse, type IndexFile, indexUrlFrom, listProjectFiles, shownUrl } from './packageIndex';
 import { type CentralEntry, findCentralDirectory, parseCentralDirectory, type RangeWheelMeta, RemoteWheelRoot, writeAtomic } from './remoteWheel';
 import { chooseVersion, newestFirst, normalizeProject, parseRequirement, type Requirement, satisfies } from './requirement';
 import { extractSdistSources, sdistImportRoot } from './sdist';
@@ -153,12 +153,12 @@ export function pickFile(files: IndexFile[]): IndexFile | undefined {
 }
 
 /**
- * Reads a remote wheel's central directory with range requests. Undefined when the server does
- * not answer range requests.
+ * Reads a remote wheel's central directory with range requests. A server that does not do range
+ * requests answers with the whole file: that answer is returned, to be downloaded.
  */
-async function readCentralDirectory(file: IndexFile, signal?: AbortSignal): Promise<RangeWheelMeta | undefined> {
+async function readCentralDirectory(file: IndexFile, signal?: AbortSignal): Promise<RangeWheelMeta | HttpResponse> {
   const tail = await rangeTail(file.url, 65536 + 22, signal);
-  if (!tail) return undefined;
+  if (!('bytes' in tail)) return tail;
   let cd;
   try {
     cd = findCentralDirectory(tail.bytes, tail.total);
@@ -214,17 +214,18 @@ export async function openRequirement(spec: string, opts: FetchOptions): Promise
   const dir = path.join(projectDir(opts, req.project), safeSegment(version), key);
   fs.mkdirSync(dir, { recursive: true });
   const record: DistRecord = { version, filename: file.filename, url: file.url, sha256: file.sha256, mode: 'whole' };
+  let whole: HttpResponse | undefined;
   if (file.kind === 'wheel' && !opts.requireHashes) {
     opts.onProgress?.({ message: `${req.text}: reading the file list of ${file.filename}` });
     const meta = await readCentralDirectory(file, opts.signal);
-    if (meta) {
+    if ('entries' in meta) {
       record.mode = 'range';
       record.range = meta;
-    }
+    } else whole = meta; // no range support: the answer is the whole file
   }
   const progress = (done: number, total: number | undefined): void => opts.onProgress?.({ message: `${req.text}: downloading ${file.filename}`, done, total: total ?? file.size });
   if (record.mode === 'whole' && file.kind === 'wheel') {
-    await downloadTo(file.url, path.join(dir, file.filename), file.sha256, progress, opts.signal);
+    await downloadTo(file.url, path.join(dir, file.filename), file.sha256, progress, opts.signal, whole);
   } else if (file.kind === 'sdist') {
     record.mode = 'sdist';
     const archive = path.join(dir, `${crypto.randomBytes(4).toString('hex')}.${file.filename}`);
