@@ -157,13 +157,23 @@ export function pickFile(files: IndexFile[]): IndexFile | undefined {
  * requests answers with the whole file: that answer is returned, to be downloaded.
  */
 async function readCentralDirectory(file: IndexFile, signal?: AbortSignal): Promise<RangeWheelMeta | HttpResponse> {
-  const tail = await rangeTail(file.url, 65536 + 22, signal);
+  // the end record is in the last 22 bytes unless the archive has a comment (at most 64 KiB)
+  let tail = await rangeTail(file.url, 8192, signal);
   if (!('bytes' in tail)) return tail;
   let cd;
-  try {
-    cd = findCentralDirectory(tail.bytes, tail.total);
-  } catch (e) {
-    throw new TargetError(`${file.filename} is not a readable wheel: ${(e as Error).message}`);
+  for (;;) {
+    try {
+      cd = findCentralDirectory(tail.bytes, tail.total);
+      break;
+    } catch (e) {
+      if (tail.start === 0 || tail.bytes.length >= 65536 + 22) throw new TargetError(`${file.filename} is not a readable wheel: ${(e as Error).message}`);
+      const more = await rangeTail(file.url, 65536 + 22, signal);
+      if (!('bytes' in more)) {
+        more.body.destroy();
+        throw new TargetError(`${shownUrl(file.url)} stopped answering range requests`);
+      }
+      tail = more;
+    }
   }
   let bytes: Buffer;
   if (cd.offset >= tail.start) bytes = tail.bytes.subarray(cd.offset - tail.start, cd.offset - tail.start + cd.size);
