@@ -19,7 +19,7 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { Engine, type CheckResult, type Position, type Range } from '../engine';
+import { defaultCacheDir, Engine, type CheckResult, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
 import { toCodeAction, toDiagnostic } from './convert';
 import { detectEnvironments } from './detect';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
@@ -142,7 +142,16 @@ async function ensureEngine(): Promise<void> {
       targetOrigin = `auto-detected: ${env.label}`;
     }
   }
-  const key = JSON.stringify([resolvedTargets, resolvedBaseline]);
+  // a target named by version without a baseline: the version installed in the environment is the baseline
+  const environments = detected().map((e) => e.sitePackages);
+  if (resolvedBaseline.length === 0) {
+    const installed = installedBaseline(resolvedTargets, environments);
+    if (installed.baseline.length > 0) {
+      resolvedBaseline = installed.baseline;
+      log(`baseline: ${installed.versions.join(', ')} installed in ${installed.baseline.join(', ')}`);
+    }
+  }
+  const key = JSON.stringify([resolvedTargets, resolvedBaseline, settings.indexUrl, settings.requireHashes]);
   if (key === engineKey) return;
   engineKey = key;
   engine = undefined;
@@ -156,7 +165,14 @@ async function ensureEngine(): Promise<void> {
   }
   sendStatus('indexing', `opening ${resolvedTargets.join(', ')}`);
   try {
-    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true });
+    const fetching = [...resolvedTargets, ...resolvedBaseline].some(isRequirementSpec) ? await fetchProgress() : undefined;
+    let opened: Engine;
+    try {
+      const fetch = { cacheDir: cacheDir ? path.dirname(cacheDir) : defaultCacheDir(), indexUrl: settings.indexUrl || undefined, requireHashes: settings.requireHashes, environments, onProgress: fetching?.report, signal: fetching?.signal };
+      opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
+    } finally {
+      fetching?.done();
+    }
     if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
@@ -180,6 +196,38 @@ async function ensureEngine(): Promise<void> {
     log(`target error: ${engineError}`);
     sendStatus('error', engineError);
   }
+}
+
+/**
+ * A progress notification while targets named by version are fetched: what is fetched, the size,
+ * and a cancel button (which stops the download).
+ */
+async function fetchProgress(): Promise<{ report: (p: FetchProgress) => void; signal: AbortSignal; done: () => void }> {
+  const abort = new AbortController();
+  let progress: Awaited<ReturnType<typeof connection.window.createWorkDoneProgress>> | undefined;
+  try {
+    progress = await connection.window.createWorkDoneProgress();
+    progress.begin('apidrift: fetching the target', undefined, 'asking the package index', true);
+    progress.token.onCancellationRequested(() => abort.abort());
+  } catch {
+    progress = undefined; // the client does not show progress
+  }
+  let last = 0;
+  return {
+    signal: abort.signal,
+    report: (p) => {
+      const now = Date.now();
+      if (!p.message || (p.done !== undefined && now - last < 200 && p.done !== p.total)) return;
+      last = now;
+      const mb = (n: number): string => `${(n / 1048576).toFixed(1)} MB`;
+      const size = p.done !== undefined ? ` (${mb(p.done)}${p.total ? ` of ${mb(p.total)}` : ''})` : '';
+      const pct = p.done !== undefined && p.total ? Math.min(100, Math.round((100 * p.done) / p.total)) : undefined;
+      if (pct !== undefined) progress?.report(pct, p.message + size);
+      else progress?.report(p.message + size);
+      log(p.message + size);
+    },
+    done: () => progress?.done(),
+  };
 }
 
 /**
