@@ -117,10 +117,33 @@ function cachedDist(opts: FetchOptions, req: Requirement, version?: string): { d
   return undefined;
 }
 
+/** A root shown by the requirement it was fetched for rather than by its place in the cache. */
+class NamedRoot implements SourceRoot {
+  constructor(readonly inner: SourceRoot, readonly label: string) {}
+  readText(rel: string): string | undefined {
+    return this.inner.readText(rel);
+  }
+  listDir(rel: string): string[] | undefined {
+    return this.inner.listDir(rel);
+  }
+  isFile(rel: string): boolean {
+    return this.inner.isFile(rel);
+  }
+  isDir(rel: string): boolean {
+    return this.inner.isDir(rel);
+  }
+  fileVersion(rel: string): string | undefined {
+    return this.inner.fileVersion(rel);
+  }
+  displayPath(rel: string): string {
+    return this.inner.displayPath(rel);
+  }
+}
+
 function openRecord(dir: string, record: DistRecord, label: string): SourceRoot {
   if (record.mode === 'range') return new RemoteWheelRoot(dir, record.range!, label);
-  if (record.mode === 'whole') return new ZipRoot(path.join(dir, record.filename));
-  return new DirectoryRoot(path.join(dir, record.root ?? 'tree'));
+  if (record.mode === 'whole') return new NamedRoot(new ZipRoot(path.join(dir, record.filename)), label);
+  return new NamedRoot(new DirectoryRoot(path.join(dir, record.root ?? 'tree')), label);
 }
 
 /** The project's files, from the index, or from a listing fetched recently (for ranges). */
@@ -202,7 +225,7 @@ export async function openRequirement(spec: string, opts: FetchOptions): Promise
     const here = findInstalled();
     if (here) return here;
     const hit = cachedDist(opts, req);
-    if (hit) return openRecord(hit.dir, hit.record, `${req.text} (${hit.record.filename})`);
+    if (hit) return openRecord(hit.dir, hit.record, `${req.name}==${hit.record.version} (${hit.record.filename})`);
   }
   const indexUrl = indexUrlFrom(opts.indexUrl, opts.env);
   const files = await projectFiles(opts, req, indexUrl);
