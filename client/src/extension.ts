@@ -144,6 +144,37 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       if (!target) return;
       await vscode.workspace.getConfiguration('apidrift').update('targets', [target], vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
     }),
+    vscode.commands.registerCommand('apidrift.checkUpgrade', async () => {
+      if (!client) return;
+      type Versions = { installed?: Array<{ name: string; version: string }>; versions?: string[]; error?: string };
+      const here = await client.sendRequest<Versions>('apidrift/versions', {}).catch((): Versions => ({}));
+      const installed = here.installed ?? [];
+      type Item = vscode.QuickPickItem & { name?: string };
+      const items: Item[] = [...installed.map((d) => ({ label: d.name, description: `${d.version} installed`, name: d.name })), { label: '$(edit) Enter a package name…' }];
+      const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Which package are you upgrading?', matchOnDescription: true });
+      if (!pick) return;
+      const name = pick.name ?? (await vscode.window.showInputBox({ prompt: 'The package to upgrade', placeHolder: 'vllm', validateInput: (v) => (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v.trim()) ? undefined : 'a package name') }))?.trim();
+      if (!name) return;
+      const listed = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `apidrift: asking the package index for the versions of ${name}` }, () =>
+        client!.sendRequest<Versions>('apidrift/versions', { project: name }),
+      );
+      if (listed.error || !listed.versions?.length) {
+        void vscode.window.showErrorMessage(`apidrift: ${listed.error ?? `the index lists no version of ${name}`}`);
+        return;
+      }
+      const norm = (n: string): string => n.toLowerCase().replace(/[-_.]+/g, '-');
+      const have = installed.find((d) => norm(d.name) === norm(name));
+      const version = await vscode.window.showQuickPick(
+        listed.versions.map((v) => ({ label: v, description: have?.version === v ? 'installed' : undefined })),
+        { placeHolder: have ? `Upgrade ${name} from ${have.version} to…` : `Check against which version of ${name}?` },
+      );
+      if (!version) return;
+      const config = vscode.workspace.getConfiguration('apidrift');
+      const scope = vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      // the installed version is the baseline: found in the environment, nothing is fetched for it
+      await config.update('baseline', have ? [`${name}==${have.version}`] : [], scope);
+      await config.update('targets', [`${name}==${version.label}`], scope);
+    }),
     vscode.commands.registerCommand('apidrift.showChanges', async () => {
       if (!client) return;
       const result = await vscode.window.withProgress(

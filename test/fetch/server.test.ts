@@ -27,6 +27,8 @@ describe('language server: a target named by version', () => {
     const files = path.join(tmp, 'files');
     fs.mkdirSync(files);
     fs.writeFileSync(path.join(files, 'drift-2.0-cp312-cp312-manylinux_2_17_x86_64.whl'), wheelOf('drift', '2.0', V2, 300_000));
+    fs.writeFileSync(path.join(files, 'drift-1.0-py3-none-any.whl'), wheelOf('drift', '1.0', V1));
+    fs.writeFileSync(path.join(files, 'drift-1.5-py3-none-any.whl'), wheelOf('drift', '1.5', V1));
     server = new IndexServer(files);
     await server.start();
     await server.configure();
@@ -62,5 +64,14 @@ describe('language server: a target named by version', () => {
     assert.ok(progress.some((p) => p.kind === 'end'));
     assert.ok(client.statuses.some((s) => s.state === 'ready' && /drift==2\.0/.test(s.message)));
     assert.ok(client.logs.some((l) => /baseline: drift 1\.0 installed in /.test(l)));
+  });
+
+  it('lists the installed distributions and the versions the index has, newest first, for "Check an upgrade…"', async () => {
+    const here = (await client.conn.sendRequest('apidrift/versions', {})) as { installed: Array<{ name: string; version: string }> };
+    assert.deepEqual(here.installed, [{ name: 'drift', version: '1.0' }]);
+    const listed = (await client.conn.sendRequest('apidrift/versions', { project: 'Drift' })) as { versions: string[] };
+    assert.deepEqual(listed.versions, ['2.0', '1.5', '1.0']);
+    const none = (await client.conn.sendRequest('apidrift/versions', { project: 'nosuch' })) as { error: string };
+    assert.match(none.error, /^no project nosuch on the index http:\/\/127\.0\.0\.1:\d+\/simple\/$/);
   });
 });

@@ -40,5 +40,19 @@ export interface EnvironmentParams {
   trusted: boolean;
 }
 
+/**
+ * Client → server, for `apidrift.checkUpgrade`: without a project, the distributions installed in
+ * the workspace's environment; with one, the versions the package index lists, newest first.
+ */
+export const VersionsRequest = 'apidrift/versions';
+export interface VersionsParams {
+  project?: string;
+}
+export interface VersionsResult {
+  installed?: Array<{ name: string; version: string }>;
+  versions?: string[];
+  error?: string;
+}
+
 /** Server → client: the environments found for `apidrift.selectTarget`. */
 export const DetectRequest = 'apidrift/detectTargets';

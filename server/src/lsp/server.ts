@@ -22,7 +22,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { defaultCacheDir, Engine, type CheckResult, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
 import { toCodeAction, toDiagnostic } from './convert';
 import { detectEnvironments } from './detect';
-import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
+import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
+import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
 import { buildReport, formatReportText } from '../engine/report/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
@@ -412,6 +413,16 @@ connection.onNotification(EnvironmentNotification, (p: EnvironmentParams) => {
 });
 
 connection.onRequest(DetectRequest, () => detected());
+connection.onRequest(VersionsRequest, async (params: VersionsParams): Promise<VersionsResult> => {
+  const env = detected()[0];
+  const installed = env ? installedDistributions(env.sitePackages) : [];
+  if (!params?.project) return { installed };
+  try {
+    return { installed, versions: await listVersions(params.project, { indexUrl: settings.indexUrl || undefined }) };
+  } catch (e) {
+    return { installed, error: (e as Error).message };
+  }
+});
 
 connection.onRequest(RecheckRequest, async () => {
   engineKey = ''; // reopen the target: picks up changes on disk and clears every cache

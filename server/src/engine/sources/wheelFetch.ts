@@ -67,6 +67,28 @@ export function installedVersion(sitePackages: string, project: string): string 
   return undefined;
 }
 
+/** The distributions installed in a site-packages folder (`*.dist-info` names), sorted by name. */
+export function installedDistributions(sitePackages: string): Array<{ name: string; version: string }> {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync(sitePackages);
+  } catch {
+    return [];
+  }
+  const out: Array<{ name: string; version: string }> = [];
+  for (const e of entries) {
+    const m = /^(.+)-([^-]+)\.dist-info$/.exec(e);
+    if (m) out.push({ name: m[1], version: m[2] });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** The versions of a project that the index lists (yanked ones left out), newest first. */
+export async function listVersions(project: string, opts: Pick<FetchOptions, 'indexUrl' | 'env' | 'signal'>): Promise<string[]> {
+  const files = await listProjectFiles(indexUrlFrom(opts.indexUrl, opts.env), normalizeProject(project), opts.signal);
+  return newestFirst(files.filter((f) => !f.yanked).map((f) => f.version));
+}
+
 function safeSegment(s: string): string {
   return s.replace(/[^A-Za-z0-9._+!-]/g, '_');
 }
