@@ -281,8 +281,11 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   let files: string[];
   try {
     const fetch = fetchOptions(args, io);
-    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index', fetch });
-    fetch.onProgress?.({ message: '' });
+    try {
+      engine = await Engine.open({ targets: args.targets, baseline: args.baseline, wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index', fetch });
+    } finally {
+      fetch.onProgress?.({ message: '' }); // clears the progress line
+    }
     if (engine.cache) engine.cache.onError = (m) => io.stderr.write(`apidrift: ${m}\n`);
     for (const p of [engine.program, engine.baseline?.program]) {
       if (p) p.onError = (name, error) => {

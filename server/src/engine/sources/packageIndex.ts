@@ -89,7 +89,8 @@ export function httpGet(url: string | URL, headers: Record<string, string> = {},
   const go = (u: URL, left: number): Promise<HttpResponse> =>
     new Promise((resolve, reject) => {
       if (u.protocol !== 'http:' && u.protocol !== 'https:') return reject(new TargetError(`unsupported URL scheme: ${shownUrl(u)}`));
-      const auth = u.host === first.host ? authorizationFor(u.host === first.host && !u.username ? withUserInfo(u, first) : u) : undefined;
+      // credentials of the URL given go to its host only (not to where it redirects)
+      const auth = u.host === first.host ? authorizationFor(u.username ? u : withUserInfo(u, first)) : authorizationFor(withUserInfo(u, new URL('http://x')));
       const clean = new URL(u.toString());
       clean.username = '';
       clean.password = '';
