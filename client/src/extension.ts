@@ -101,6 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       settings: vscode.workspace.getConfiguration('apidrift'),
       environment: { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted },
       cacheDir: context.globalStorageUri.fsPath,
+      fetchProgress: true,
     },
   };
   client = new LanguageClient('apidrift', 'apidrift', serverOptions, clientOptions);
@@ -203,6 +204,32 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   );
 
   context.subscriptions.push(client.onNotification('apidrift/status', (s: Status) => status.update(s)));
+  // fetching a target named by version: a notification with the size and a cancel button
+  const fetches = new Map<number, { report: (p: { message?: string; increment?: number }) => void; end: () => void; at: number }>();
+  context.subscriptions.push(
+    client.onNotification('apidrift/fetchProgress', (p: { id: number; kind: 'begin' | 'report' | 'end'; message?: string; percentage?: number }) => {
+      if (p.kind === 'begin') {
+        void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'apidrift: fetching the target', cancellable: true }, (progress, token) => {
+          token.onCancellationRequested(() => void client?.sendNotification('apidrift/cancelFetch', { id: p.id }));
+          return new Promise<void>((end) => {
+            fetches.set(p.id, { report: (r) => progress.report(r), end, at: 0 });
+            progress.report({ message: p.message });
+          });
+        });
+        return;
+      }
+      const f = fetches.get(p.id);
+      if (!f) return;
+      if (p.kind === 'end') {
+        f.end();
+        fetches.delete(p.id);
+        return;
+      }
+      const increment = p.percentage !== undefined ? Math.max(0, p.percentage - f.at) : undefined;
+      if (p.percentage !== undefined) f.at = p.percentage;
+      f.report({ message: p.message, increment });
+    }),
+  );
   await client.start();
   const sendEnvironment = async (): Promise<void> => {
     await client?.sendNotification('apidrift/environment', { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted });

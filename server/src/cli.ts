@@ -183,6 +183,7 @@ function fetchOptions(args: Args, io: { stderr: NodeJS.WritableStream }): Partia
   }
   const tty = (io.stderr as NodeJS.WriteStream).isTTY;
   let last = 0;
+  let lastMessage = '';
   let shown = false;
   const onProgress = (p: { message: string; done?: number; total?: number }): void => {
     if (!tty) return;
@@ -192,8 +193,9 @@ function fetchOptions(args: Args, io: { stderr: NodeJS.WritableStream }): Partia
       return;
     }
     const now = Date.now();
-    if (p.done !== undefined && now - last < 100 && p.done !== p.total) return;
+    if (p.message === lastMessage && p.done !== undefined && now - last < 100 && p.done !== p.total) return;
     last = now;
+    lastMessage = p.message;
     const mb = (n: number): string => `${(n / 1048576).toFixed(1)} MB`;
     const size = p.done !== undefined ? ` ${mb(p.done)}${p.total ? ` of ${mb(p.total)}` : ''}` : '';
     io.stderr.write(`\r${p.message}${size}\x1b[K`);

@@ -25,6 +25,8 @@ export interface ServerOptions {
   missing: string[];
   /** Sizes left out of the JSON listing. */
   noSizes: boolean;
+  /** Files whose answers stop after this many bytes and then hang (the connection stays open). */
+  stallAfter: Record<string, number>;
 }
 
 export interface ServerStats {
@@ -223,7 +225,7 @@ export class IndexServer {
 // ---------------------------------------------------------------------------------------------
 // the server, in the child
 
-const DEFAULTS: ServerOptions = { ranges: true, htmlOnly: false, wrongHash: [], dropAfter: {}, missing: [], noSizes: false };
+const DEFAULTS: ServerOptions = { ranges: true, htmlOnly: false, wrongHash: [], dropAfter: {}, missing: [], noSizes: false, stallAfter: {} };
 
 function serve(dir: string): void {
   let opts: ServerOptions = { ...DEFAULTS };
@@ -234,6 +236,11 @@ function serve(dir: string): void {
     const n = drop !== undefined ? Math.min(drop, body.length) : body.length;
     stats.bytes += n;
     stats.perFile[file] = (stats.perFile[file] ?? 0) + n;
+    const stall = opts.stallAfter[file];
+    if (stall !== undefined && stall < body.length) {
+      res.write(body.subarray(0, stall));
+      return;
+    }
     if (drop !== undefined && drop < body.length) {
       res.write(body.subarray(0, drop), () => res.socket?.destroy());
     } else res.end(body);

@@ -16,6 +16,49 @@ import { IndexServer, installInto, wheelOf } from './indexServer';
 const V1 = path.join(FIXTURES, 'drift', 'v1');
 const V2 = path.join(FIXTURES, 'drift', 'v2');
 
+describe('language server: fetching a target the client shows with a cancel button', () => {
+  it('reports the download with its size, and stops it when the user cancels', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'apidrift-lsp-cancel-'));
+    const files = path.join(tmp, 'files');
+    fs.mkdirSync(files);
+    const big = 'drift-2.0-cp312-cp312-manylinux_2_17_x86_64.whl';
+    fs.writeFileSync(path.join(files, big), wheelOf('drift', '2.0', V2, 3_000_000));
+    const server = new IndexServer(files);
+    await server.start();
+    await server.configure({ stallAfter: { [big]: 1_500_000 } });
+    const settings = { targets: ['drift==2.0'], indexUrl: server.url, requireHashes: true };
+    const client = new TestClient(settings as unknown as { targets: string[] }, { XDG_CACHE_HOME: path.join(tmp, 'cache'), VIRTUAL_ENV: '', HOME: tmp });
+    const seen: Array<{ id: number; kind: string; message?: string; percentage?: number }> = [];
+    client.conn.onNotification('apidrift/fetchProgress', (p: (typeof seen)[0]) => {
+      seen.push(p);
+      if (p.kind === 'report' && /downloading/.test(p.message ?? '')) void client.conn.sendNotification('apidrift/cancelFetch', { id: p.id });
+    });
+    try {
+      await client.conn.sendRequest('initialize', {
+        processId: process.pid,
+        rootUri: pathToFileURL(tmp).href,
+        workspaceFolders: [{ uri: pathToFileURL(tmp).href, name: 'ws' }],
+        capabilities: { workspace: { configuration: true } },
+        initializationOptions: { fetchProgress: true },
+      });
+      await client.conn.sendNotification('initialized', {});
+      const error = await client.waitFor('the cancelled fetch', () => client.statuses.find((s) => s.state === 'error'), 10_000).catch((e) => {
+        throw new Error(JSON.stringify(seen) + String(e));
+      });
+      assert.match(error.message, /^the download of http:\/\/127\.0\.0\.1:\d+\/files\/drift-2\.0-cp312-cp312-manylinux_2_17_x86_64\.whl was cancelled$/);
+      const report = seen.find((p) => p.kind === 'report' && /downloading/.test(p.message ?? ''));
+      assert.match(report?.message ?? '', /^drift==2\.0: downloading drift-2\.0-cp312-cp312-manylinux_2_17_x86_64\.whl \(\d+\.\d MB of 2\.9 MB\)$/);
+      assert.equal(typeof report?.percentage, 'number');
+      assert.equal(seen[seen.length - 1].kind, 'end');
+      assert.deepEqual(fs.readdirSync(path.join(tmp, 'cache', 'apidrift', 'dists', 'drift', '2.0')).flatMap((d) => fs.readdirSync(path.join(tmp, 'cache', 'apidrift', 'dists', 'drift', '2.0', d))), []);
+    } finally {
+      await client.shutdown();
+      await server.stop();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('language server: a target named by version', () => {
   let tmp: string;
   let server: IndexServer;

@@ -23,7 +23,7 @@ import { defaultCacheDir, Engine, type CheckResult, type FetchProgress, installe
 import { toCodeAction, toDiagnostic } from './convert';
 import { detectEnvironments } from './detect';
 import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
-import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
+import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
 import { buildReport, formatReportText } from '../engine/report/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
@@ -49,6 +49,10 @@ let resolvedBaseline: string[] = [];
 let indexing: { cancelled: boolean } | undefined;
 let environment: EnvironmentParams = { trusted: true };
 let cacheDir: string | undefined;
+/** The client shows the progress of fetches itself (FetchProgressNotification). */
+let clientShowsFetchProgress = false;
+let fetchIds = 0;
+const fetchCancels = new Map<number, () => void>();
 let saveTimer: NodeJS.Timeout | undefined;
 
 /** Writes the summary cache a little after the last change to it. */
@@ -205,29 +209,47 @@ async function ensureEngine(): Promise<void> {
  */
 async function fetchProgress(): Promise<{ report: (p: FetchProgress) => void; signal: AbortSignal; done: () => void }> {
   const abort = new AbortController();
-  let progress: Awaited<ReturnType<typeof connection.window.createWorkDoneProgress>> | undefined;
-  try {
-    progress = await connection.window.createWorkDoneProgress();
-    progress.begin('apidrift: fetching the target', undefined, 'asking the package index', true);
-    progress.token.onCancellationRequested(() => abort.abort());
-  } catch {
-    progress = undefined; // the client does not show progress
+  let show: { report: (percentage: number | undefined, message: string) => void; done: () => void } | undefined;
+  if (clientShowsFetchProgress) {
+    // the extension shows a notification with a cancel button
+    const id = ++fetchIds;
+    fetchCancels.set(id, () => abort.abort());
+    const send = (p: FetchProgressParams): void => void connection.sendNotification(FetchProgressNotification, p);
+    send({ id, kind: 'begin', message: 'asking the package index' });
+    show = {
+      report: (percentage, message) => send({ id, kind: 'report', percentage, message }),
+      done: () => {
+        fetchCancels.delete(id);
+        send({ id, kind: 'end' });
+      },
+    };
+  } else {
+    try {
+      const p = await connection.window.createWorkDoneProgress();
+      p.begin('apidrift: fetching the target', undefined, 'asking the package index', true);
+      p.token.onCancellationRequested(() => abort.abort());
+      show = { report: (percentage, message) => (percentage !== undefined ? p.report(percentage, message) : p.report(message)), done: () => p.done() };
+    } catch {
+      show = undefined; // the client does not show progress
+    }
   }
   let last = 0;
+  let lastMessage = '';
   return {
     signal: abort.signal,
     report: (p) => {
       const now = Date.now();
-      if (!p.message || (p.done !== undefined && now - last < 200 && p.done !== p.total)) return;
+      // a new step is shown at once; the bytes of one at most every 200 ms
+      if (!p.message || (p.message === lastMessage && p.done !== undefined && now - last < 200 && p.done !== p.total)) return;
       last = now;
+      lastMessage = p.message;
       const mb = (n: number): string => `${(n / 1048576).toFixed(1)} MB`;
       const size = p.done !== undefined ? ` (${mb(p.done)}${p.total ? ` of ${mb(p.total)}` : ''})` : '';
       const pct = p.done !== undefined && p.total ? Math.min(100, Math.round((100 * p.done) / p.total)) : undefined;
-      if (pct !== undefined) progress?.report(pct, p.message + size);
-      else progress?.report(p.message + size);
+      show?.report(pct, p.message + size);
       log(p.message + size);
     },
-    done: () => progress?.done(),
+    done: () => show?.done(),
   };
 }
 
@@ -359,7 +381,8 @@ connection.onInitialize((params): InitializeResult => {
   const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   workspaceFolder = folder ? uriToPath(folder) : undefined;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
-  const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string } | undefined;
+  const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string; fetchProgress?: boolean } | undefined;
+  clientShowsFetchProgress = init?.fetchProgress === true;
   cacheDir = typeof init?.cacheDir === 'string' ? path.join(init.cacheDir, 'cache') : undefined;
   if (init?.settings) settings = parseSettings(init.settings);
   if (init?.environment) environment = init.environment;
@@ -413,6 +436,7 @@ connection.onNotification(EnvironmentNotification, (p: EnvironmentParams) => {
 });
 
 connection.onRequest(DetectRequest, () => detected());
+connection.onNotification(CancelFetchNotification, (p: { id: number }) => fetchCancels.get(p?.id)?.());
 connection.onRequest(VersionsRequest, async (params: VersionsParams): Promise<VersionsResult> => {
   const env = detected()[0];
   const installed = env ? installedDistributions(env.sitePackages) : [];

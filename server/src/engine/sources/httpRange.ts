@@ -100,7 +100,8 @@ export async function downloadTo(url: string, dest: string, sha256: string | und
         if (finished) return;
         finished = true;
         out.destroy();
-        reject(new TargetError(`the download of ${shownUrl(url)} was cut: ${why}`));
+        res.body.destroy();
+        reject(new TargetError(signal?.aborted ? `the download of ${shownUrl(url)} was cancelled` : `the download of ${shownUrl(url)} was cut: ${why}`));
       };
       res.body.on('data', (c: Buffer) => {
         transferStats.bytes += c.length;
@@ -110,6 +111,7 @@ export async function downloadTo(url: string, dest: string, sha256: string | und
       });
       res.body.on('error', (e) => fail(e.message));
       res.body.on('aborted', () => fail('connection closed'));
+      signal?.addEventListener('abort', () => fail('cancelled'), { once: true });
       res.body.on('end', () => {
         if (total !== undefined && done !== total) fail(`${done} of ${total} bytes`);
       });
