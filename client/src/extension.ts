@@ -52,7 +52,7 @@ function serverModule(context: vscode.ExtensionContext): string {
   return context.asAbsolutePath('dist/server.js');
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ status: () => Status; client: () => LanguageClient | undefined }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ status: () => Status; client: () => LanguageClient | undefined; fetches: () => string[] }> {
   const output = vscode.window.createOutputChannel('apidrift');
   const restarts: number[] = [];
   const status = new StatusBar();
@@ -206,8 +206,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   context.subscriptions.push(client.onNotification('apidrift/status', (s: Status) => status.update(s)));
   // fetching a target named by version: a notification with the size and a cancel button
   const fetches = new Map<number, { report: (p: { message?: string; increment?: number }) => void; end: () => void; at: number }>();
+  /** What the fetch notifications said (for tests, through the extension's API). */
+  const fetchMessages: string[] = [];
   context.subscriptions.push(
     client.onNotification('apidrift/fetchProgress', (p: { id: number; kind: 'begin' | 'report' | 'end'; message?: string; percentage?: number }) => {
+      if (p.message) fetchMessages.push(p.message);
       if (p.kind === 'begin') {
         void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'apidrift: fetching the target', cancellable: true }, (progress, token) => {
           token.onCancellationRequested(() => void client?.sendNotification('apidrift/cancelFetch', { id: p.id }));
@@ -237,7 +240,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void sendEnvironment()));
   const py = await pythonInterpreter();
   if (py.onChange) context.subscriptions.push(py.onChange(() => void sendEnvironment()));
-  return { status: () => status.current, client: () => client };
+  return { status: () => status.current, client: () => client, fetches: () => fetchMessages.slice() };
 }
 
 export async function deactivate(): Promise<void> {
