@@ -77,6 +77,14 @@ describe('apidrift check --upgrade', () => {
     assert.deepEqual((await server.stats()).requests, []);
   });
 
+  it('takes no baseline when the version asked for is the installed one', async () => {
+    await server.configure();
+    const r = await run(['check', '--target', 'drift==1.0', 'user.py'], project, env);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.doesNotMatch(r.stderr, /baseline/);
+    assert.deepEqual((await server.stats()).requests, []);
+  });
+
   it('fails in one line with exit code 2: an unknown version, nothing installed, no network', async () => {
     await server.configure();
     const unknown = await run(['check', '--upgrade', 'drift==9.0', 'user.py'], project, env);

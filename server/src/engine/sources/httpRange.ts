@@ -193,6 +193,7 @@ parentPort.on('message', (req) => { try { get(req.url, req, 5); } catch (e) { an
  */
 export class SyncRangeReader {
   private worker?: Worker;
+  private idle?: NodeJS.Timeout;
   private readonly state = new SharedArrayBuffer(8);
   private readonly message = new SharedArrayBuffer(4096);
 
@@ -218,9 +219,14 @@ export class SyncRangeReader {
     const text = Buffer.from(view.subarray(4, 4 + len)).toString();
     if (Atomics.load(state, 1) !== 0) throw new TargetError(`cannot read bytes ${start}-${end} of ${shownUrl(url)}: ${text}`);
     transferStats.bytes += end - start + 1;
+    // the worker goes when unused for a while (a host that re-opens targets does not collect them)
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => this.close(), 15_000);
+    this.idle.unref();
   }
 
   close(): void {
+    clearTimeout(this.idle);
     void this.worker?.terminate();
     this.worker = undefined;
   }

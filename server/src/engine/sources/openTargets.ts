@@ -4,7 +4,7 @@
  */
 import * as fs from 'fs';
 import { defaultCacheDir } from '../index/cache';
-import { looksLikeRequirement, parseRequirement } from './requirement';
+import { looksLikeRequirement, parseRequirement, satisfies } from './requirement';
 import { type SourceRoot } from './sourceRoot';
 import { openRoot } from './target';
 import { type FetchOptions, installedVersion, openRequirement } from './wheelFetch';
@@ -37,6 +37,8 @@ export function installedBaseline(targets: string[], environments: string[]): { 
     for (const sp of environments) {
       const v = installedVersion(sp, req.project);
       if (!v) continue;
+      // the pinned version is the installed one: it is the target itself, there is nothing to compare
+      if (req.pinned !== undefined && satisfies(v, req)) break;
       if (!baseline.includes(sp)) baseline.push(sp);
       versions.push(`${req.name} ${v}`);
       break;
