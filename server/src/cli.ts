@@ -18,6 +18,7 @@ export const JSON_SCHEMA_VERSION = 1;
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
 
 const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--format text|json] PATH...
+       apidrift check --upgrade NAME==VERSION [--index-url URL] [--require-hashes] PATH...
        apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--format text|json|markdown]
        apidrift index --target PATH [--format text|json]
 
