@@ -69,6 +69,8 @@ async function openAndCheck(spec: string, cacheDir: string, code = USES_ENGINE, 
 
 before(async () => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'apidrift-fetch-'));
+  // the machine's own uv cache is not looked at
+  process.env.UV_CACHE_DIR = path.join(tmp, 'no-uv-cache');
   files = path.join(tmp, 'files');
   fs.mkdirSync(files);
   // 2.0: one large wheel (a compiled module pads it, as in real wheels) and an sdist
@@ -247,6 +249,21 @@ describe('fetching a version from the index', () => {
     const root = await openRequirement('drift==1.0', { cacheDir: freshCache(), indexUrl: server.url, environments: [sp] });
     assert.equal(root.displayPath('drift/engine.py'), path.join(sp, 'drift', 'engine.py'));
     assert.deepEqual((await server.stats()).requests, []);
+  });
+
+  it("uses a wheel that uv already unpacked in its cache, with no request", async () => {
+    const uv = path.join(tmp, 'uv-cache');
+    installInto(path.join(uv, 'archive-v0', 'Xk3abc'), 'drift', '2.0', V2);
+    installInto(path.join(uv, 'archive-v0', 'Yz9def'), 'drift', '1.0', V1);
+    const cache = freshCache();
+    const root = await openRequirement('drift==2.0', { cacheDir: cache, indexUrl: server.url, env: { UV_CACHE_DIR: uv } });
+    assert.equal(root.label, "drift==2.0 (uv's cache)");
+    assert.equal(root.displayPath('drift/engine.py'), path.join(uv, 'archive-v0', 'Xk3abc', 'drift', 'engine.py'));
+    assert.deepEqual((await server.stats()).requests, []);
+    // a range is resolved by the index first, then found in uv's cache
+    const newest = await openRequirement('drift>=1,<3', { cacheDir: cache, indexUrl: server.url, env: { UV_CACHE_DIR: uv } });
+    assert.equal(newest.label, "drift==2.0 (uv's cache)");
+    assert.deepEqual((await server.stats()).requests.map((r) => r.path), ['/simple/drift/']);
   });
 
   it('sends credentials from the netrc file', async () => {

@@ -8,6 +8,7 @@
  */
 import * as crypto from 'crypto';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
 import { DirectoryRoot } from './directoryRoot';
 import { downloadTo, rangeRead, rangeTail } from './httpRange';
@@ -87,6 +88,40 @@ export function installedDistributions(sitePackages: string): Array<{ name: stri
 export async function listVersions(project: string, opts: Pick<FetchOptions, 'indexUrl' | 'env' | 'signal'>): Promise<string[]> {
   const files = await listProjectFiles(indexUrlFrom(opts.indexUrl, opts.env), normalizeProject(project), opts.signal);
   return newestFirst(files.filter((f) => !f.yanked).map((f) => f.version));
+}
+
+/** uv's cache folder: `$UV_CACHE_DIR`, else `$XDG_CACHE_HOME/uv`, else `~/.cache/uv`. */
+export function uvCacheDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.UV_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'uv');
+}
+
+/**
+ * A wheel of that version that uv already unpacked in its cache (its archive bucket,
+ * `archive-v*\/ID/`, holds unzipped wheels with their `*.dist-info/METADATA`): read in place,
+ * nothing fetched. uv's layout is its own; anything unexpected there is simply not used.
+ */
+export function findInUvCache(project: string, accept: (version: string) => boolean, env: NodeJS.ProcessEnv = process.env): { dir: string; version: string } | undefined {
+  const root = uvCacheDir(env);
+  let buckets: string[];
+  try {
+    buckets = fs.readdirSync(root).filter((b) => /^archive-v\d+$/.test(b)).sort().reverse();
+  } catch {
+    return undefined;
+  }
+  for (const bucket of buckets) {
+    let ids: string[] = [];
+    try {
+      ids = fs.readdirSync(path.join(root, bucket));
+    } catch {
+      continue;
+    }
+    for (const id of ids) {
+      const dir = path.join(root, bucket, id);
+      const v = installedVersion(dir, project);
+      if (v && accept(v)) return { dir, version: v };
+    }
+  }
+  return undefined;
 }
 
 function safeSegment(s: string): string {
@@ -236,10 +271,13 @@ async function readCentralDirectory(file: IndexFile, signal?: AbortSignal): Prom
 export async function openRequirement(spec: string, opts: FetchOptions): Promise<SourceRoot> {
   const req = parseRequirement(spec);
   const findInstalled = (version?: string): SourceRoot | undefined => {
+    const accept = (v: string): boolean => (version ? v === version : req.pinned !== undefined && satisfies(v, req));
     for (const sp of opts.environments ?? []) {
       const v = installedVersion(sp, req.project);
-      if (v && (version ? v === version : req.pinned !== undefined && satisfies(v, req))) return new DirectoryRoot(sp);
+      if (v && accept(v)) return new DirectoryRoot(sp);
     }
+    const uv = findInUvCache(req.project, accept, opts.env);
+    if (uv) return new NamedRoot(new DirectoryRoot(uv.dir), `${req.name}==${uv.version} (uv's cache)`);
     return undefined;
   };
   // a pinned version needs no request when it is installed or cached
