@@ -52,7 +52,7 @@ function serverModule(context: vscode.ExtensionContext): string {
   return context.asAbsolutePath('dist/server.js');
 }
 
-export async function activate(context: vscode.ExtensionContext): Promise<{ status: () => Status; client: () => LanguageClient | undefined }> {
+export async function activate(context: vscode.ExtensionContext): Promise<{ status: () => Status; client: () => LanguageClient | undefined; fetches: () => string[] }> {
   const output = vscode.window.createOutputChannel('apidrift');
   const restarts: number[] = [];
   const status = new StatusBar();
@@ -101,6 +101,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       settings: vscode.workspace.getConfiguration('apidrift'),
       environment: { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted },
       cacheDir: context.globalStorageUri.fsPath,
+      fetchProgress: true,
     },
   };
   client = new LanguageClient('apidrift', 'apidrift', serverOptions, clientOptions);
@@ -144,6 +145,37 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       if (!target) return;
       await vscode.workspace.getConfiguration('apidrift').update('targets', [target], vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
     }),
+    vscode.commands.registerCommand('apidrift.checkUpgrade', async () => {
+      if (!client) return;
+      type Versions = { installed?: Array<{ name: string; version: string }>; versions?: string[]; error?: string };
+      const here = await client.sendRequest<Versions>('apidrift/versions', {}).catch((): Versions => ({}));
+      const installed = here.installed ?? [];
+      type Item = vscode.QuickPickItem & { name?: string };
+      const items: Item[] = [...installed.map((d) => ({ label: d.name, description: `${d.version} installed`, name: d.name })), { label: '$(edit) Enter a package name…' }];
+      const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Which package are you upgrading?', matchOnDescription: true });
+      if (!pick) return;
+      const name = pick.name ?? (await vscode.window.showInputBox({ prompt: 'The package to upgrade', placeHolder: 'vllm', validateInput: (v) => (/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(v.trim()) ? undefined : 'a package name') }))?.trim();
+      if (!name) return;
+      const listed = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `apidrift: asking the package index for the versions of ${name}` }, () =>
+        client!.sendRequest<Versions>('apidrift/versions', { project: name }),
+      );
+      if (listed.error || !listed.versions?.length) {
+        void vscode.window.showErrorMessage(`apidrift: ${listed.error ?? `the index lists no version of ${name}`}`);
+        return;
+      }
+      const norm = (n: string): string => n.toLowerCase().replace(/[-_.]+/g, '-');
+      const have = installed.find((d) => norm(d.name) === norm(name));
+      const version = await vscode.window.showQuickPick(
+        listed.versions.map((v) => ({ label: v, description: have?.version === v ? 'installed' : undefined })),
+        { placeHolder: have ? `Upgrade ${name} from ${have.version} to…` : `Check against which version of ${name}?` },
+      );
+      if (!version) return;
+      const config = vscode.workspace.getConfiguration('apidrift');
+      const scope = vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+      // the installed version is the baseline: found in the environment, nothing is fetched for it
+      await config.update('baseline', have ? [`${name}==${have.version}`] : [], scope);
+      await config.update('targets', [`${name}==${version.label}`], scope);
+    }),
     vscode.commands.registerCommand('apidrift.showChanges', async () => {
       if (!client) return;
       const result = await vscode.window.withProgress(
@@ -172,6 +204,35 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   );
 
   context.subscriptions.push(client.onNotification('apidrift/status', (s: Status) => status.update(s)));
+  // fetching a target named by version: a notification with the size and a cancel button
+  const fetches = new Map<number, { report: (p: { message?: string; increment?: number }) => void; end: () => void; at: number }>();
+  /** What the fetch notifications said (for tests, through the extension's API). */
+  const fetchMessages: string[] = [];
+  context.subscriptions.push(
+    client.onNotification('apidrift/fetchProgress', (p: { id: number; kind: 'begin' | 'report' | 'end'; message?: string; percentage?: number }) => {
+      if (p.message) fetchMessages.push(p.message);
+      if (p.kind === 'begin') {
+        void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'apidrift: fetching the target', cancellable: true }, (progress, token) => {
+          token.onCancellationRequested(() => void client?.sendNotification('apidrift/cancelFetch', { id: p.id }));
+          return new Promise<void>((end) => {
+            fetches.set(p.id, { report: (r) => progress.report(r), end, at: 0 });
+            progress.report({ message: p.message });
+          });
+        });
+        return;
+      }
+      const f = fetches.get(p.id);
+      if (!f) return;
+      if (p.kind === 'end') {
+        f.end();
+        fetches.delete(p.id);
+        return;
+      }
+      const increment = p.percentage !== undefined ? Math.max(0, p.percentage - f.at) : undefined;
+      if (p.percentage !== undefined) f.at = p.percentage;
+      f.report({ message: p.message, increment });
+    }),
+  );
   await client.start();
   const sendEnvironment = async (): Promise<void> => {
     await client?.sendNotification('apidrift/environment', { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted });
@@ -179,7 +240,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void sendEnvironment()));
   const py = await pythonInterpreter();
   if (py.onChange) context.subscriptions.push(py.onChange(() => void sendEnvironment()));
-  return { status: () => status.current, client: () => client };
+  return { status: () => status.current, client: () => client, fetches: () => fetchMessages.slice() };
 }
 
 export async function deactivate(): Promise<void> {

@@ -8,8 +8,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { type CallInfo, defaultCacheDir, Engine, TargetError } from './engine';
+import { type CallInfo, defaultCacheDir, Engine, type FetchOptions, installedBaseline, isRequirementSpec, TargetError } from './engine';
 import { ConfigError, ConfigFinder } from './engine/config/pyproject';
+import { detectEnvironments } from './lsp/detect';
 import { buildReport, formatReportMarkdown, formatReportText } from './engine/report/report';
 import { ZipRoot } from './engine/sources/zipRoot';
 import { checkFile, targetsOf } from './cli/checkFile';
@@ -27,6 +28,7 @@ export { collectFiles, escapeName, JSON_SCHEMA_VERSION };
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
 
 const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--output-format FORMAT] [--output-file FILE] [--fix | --diff] [--unsafe-fixes] [--exit-zero] [--list-calls] [--source-root DIR ...] PATH...
+       apidrift check --upgrade NAME==VERSION [--index-url URL] [--require-hashes] [--pre] PATH...
        apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--output-format text|json|markdown|github] [--exit-zero]
        apidrift index --target PATH [--output-format text|json]
        apidrift --version
@@ -58,7 +60,13 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   are searched without venv, build, dist, site-packages, node_modules, dot-folders and what
   .gitignore excludes; a path named on the command line is always checked.
 
-  Targets: a folder, a .whl/.zip archive, or git:REPO@REF (a work tree or a bare repository).
+  Targets: a folder, a .whl/.zip archive, git:REPO@REF (a work tree or a bare repository), or
+  a requirement such as NAME==VERSION or 'NAME>=A,<B' (the newest match; --pre for
+  pre-releases), read from the package index (--index-url, else $PIP_INDEX_URL, $UV_INDEX_URL;
+  credentials from the URL or ~/.netrc) and kept in the cache; --require-hashes reads only
+  whole files checked against the index's sha256. check --upgrade NAME==VERSION: the target
+  is that version and the baseline the version installed in the environment ($VIRTUAL_ENV,
+  else .venv or venv here); a requirement target without --baseline does the same.
   Summaries are cached in $XDG_CACHE_HOME/apidrift (default ~/.cache/apidrift); --no-cache
   bypasses the cache.
 
@@ -79,6 +87,9 @@ interface Args {
   paths: string[];
   uses: string[];
   package?: string;
+  /** `--upgrade NAME==VERSION`: that version as the target, the installed one as the baseline. */
+  upgrade?: string;
+  fetch: { indexUrl?: string; requireHashes: boolean; pre: boolean };
   /** check: list every call into the target with its status (checked, unknown, untraced) and why. */
   listCalls: boolean;
   /** Folders of the user's own code, searched for user modules after the target. */
@@ -107,7 +118,7 @@ function userRoots(args: Args): string[] {
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
   if (command !== 'check' && command !== 'diff' && command !== 'index') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, exitZero: false, fix: 'none', unsafeFixes: false, listCalls: false, sourceRoots: [] };
+  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, exitZero: false, fix: 'none', unsafeFixes: false, listCalls: false, sourceRoots: [], fetch: { requireHashes: false, pre: false } };
   let collectingUses = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
@@ -122,6 +133,10 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--no-cache') out.noCache = true;
     else if (command === 'check' && a === '--list-calls') out.listCalls = true;
     else if (command === 'check' && (a === '--source-root' || a.startsWith('--source-root='))) out.sourceRoots.push(value());
+    else if (command === 'check' && (a === '--upgrade' || a.startsWith('--upgrade='))) out.upgrade = value();
+    else if (a === '--index-url' || a.startsWith('--index-url=')) out.fetch.indexUrl = value();
+    else if (a === '--require-hashes') out.fetch.requireHashes = true;
+    else if (a === '--pre') out.fetch.pre = true;
     else if (command === 'diff' && (a === '--package' || a.startsWith('--package='))) out.package = value();
     else if (command === 'diff' && (a === '--uses' || a.startsWith('--uses='))) {
       out.uses.push(value());
@@ -141,6 +156,10 @@ function parseArgs(argv: string[]): Args {
     else if (a.startsWith('-')) throw new UsageError(`unknown option '${a}'`);
     else if (collectingUses) out.uses.push(a);
     else out.paths.push(a);
+  }
+  if (out.upgrade !== undefined) {
+    if (!isRequirementSpec(out.upgrade)) throw new UsageError(`--upgrade needs a requirement such as NAME==VERSION, not '${out.upgrade}'`);
+    out.targets.push(out.upgrade);
   }
   if (out.targets.length === 0 && command !== 'check') throw new UsageError('at least one --target is required');
   if (out.unsafeFixes && out.fix === 'none') throw new UsageError('--unsafe-fixes goes with --fix or --diff');
@@ -178,6 +197,45 @@ function incomplete(skipped: number, targetErrors: number, stderr: NodeJS.Writab
   if (targetErrors > 0) stderr.write(`apidrift: ${targetErrors} target module${targetErrors === 1 ? '' : 's'} could not be read: the results are incomplete\n`);
   if (skipped > 0) stderr.write(`apidrift: ${skipped} input${skipped === 1 ? ' was' : 's were'} skipped or checked in part: the results are incomplete\n`);
   return targetErrors > 0 || skipped > 0;
+}
+
+/**
+ * How targets named by version are fetched, with progress on a terminal; and, for such targets
+ * without a baseline, the baseline: the version installed in the environment.
+ */
+function fetchOptions(args: Args, io: { stderr: NodeJS.WritableStream }): Partial<FetchOptions> {
+  const environments = detectEnvironments({ workspaceFolder: process.cwd(), virtualEnv: process.env.VIRTUAL_ENV }).map((e) => e.sitePackages);
+  if (args.baseline.length === 0 && args.command !== 'index') {
+    const { baseline, versions } = installedBaseline(args.targets, environments);
+    if (args.upgrade !== undefined && baseline.length === 0) {
+      throw new UsageError(`--upgrade: ${args.upgrade.split(/[<>=!~\[ ]/)[0]} is not installed in the environment ($VIRTUAL_ENV, .venv or venv): give --baseline`);
+    }
+    if (baseline.length > 0) {
+      args.baseline.push(...baseline);
+      io.stderr.write(`apidrift: baseline: ${versions.join(', ')} (installed in ${baseline.join(', ')})\n`);
+    }
+  }
+  const tty = (io.stderr as NodeJS.WriteStream).isTTY;
+  let last = 0;
+  let lastMessage = '';
+  let shown = false;
+  const onProgress = (p: { message: string; done?: number; total?: number }): void => {
+    if (!tty) return;
+    if (!p.message) {
+      if (shown) io.stderr.write('\r\x1b[K');
+      shown = false;
+      return;
+    }
+    const now = Date.now();
+    if (p.message === lastMessage && p.done !== undefined && now - last < 100 && p.done !== p.total) return;
+    last = now;
+    lastMessage = p.message;
+    const mb = (n: number): string => `${(n / 1048576).toFixed(1)} MB`;
+    const size = p.done !== undefined ? ` ${mb(p.done)}${p.total ? ` of ${mb(p.total)}` : ''}` : '';
+    io.stderr.write(`\r${p.message}${size}\x1b[K`);
+    shown = true;
+  };
+  return { ...args.fetch, environments, onProgress };
 }
 
 function finish(engine: Engine, code: number): number {
@@ -288,7 +346,12 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   };
   try {
     if (args.command === 'check') Object.assign(args, targetsOf(args, args.paths, configs));
-    engine = await Engine.open({ targets: args.targets, baseline: args.baseline, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index' });
+    const fetch = fetchOptions(args, io);
+    try {
+      engine = await Engine.open({ targets: args.targets, baseline: args.baseline, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index', fetch });
+    } finally {
+      fetch.onProgress?.({ message: '' }); // clears the progress line
+    }
     if (engine.cache) engine.cache.onError = say;
     for (const p of [engine.program, engine.baseline?.program]) {
       if (p) p.onError = (name, error) => {

@@ -42,6 +42,6 @@ describe('safety', () => {
   it('declares limited support for untrusted workspaces, restricting the path settings', () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
     assert.equal(pkg.capabilities.untrustedWorkspaces.supported, 'limited');
-    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.sort(), ['apidrift.baseline', 'apidrift.targets']);
+    assert.deepEqual(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.sort(), ['apidrift.baseline', 'apidrift.indexUrl', 'apidrift.targets']);
   });
 });

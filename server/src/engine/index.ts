@@ -12,15 +12,19 @@ import { parseRecovering } from './check/recover';
 import { StatementMemo } from './check/statements';
 import { SummaryMemo } from './index/summary';
 import { DirectoryRoot } from './sources/directoryRoot';
-import { Target, TargetError } from './sources/target';
+import { openUserRoots, Target, TargetError } from './sources/target';
+import { openRoots } from './sources/openTargets';
+import type { FetchOptions } from './sources/wheelFetch';
 
 export { CancelledError, TargetError };
 export type { CheckResult };
 export * from './types';
 export { defaultCacheDir } from './index/cache';
+export { installedBaseline, isRequirementSpec } from './sources/openTargets';
+export type { FetchOptions, FetchProgress } from './sources/wheelFetch';
 
 export interface EngineOptions {
-  /** Target paths: folders on the import path, or .whl/.zip archives. */
+  /** Target paths: folders on the import path, or .whl/.zip archives; or requirements (`NAME==VERSION`). */
   targets: string[];
   /** The version the code was written for (same forms as targets), to explain what changed. */
   baseline?: string[];
@@ -49,6 +53,8 @@ export interface EngineOptions {
    * which loads it when the saved index cannot be used (a warm `apidrift index` parses nothing).
    */
   deferParser?: boolean;
+  /** How targets named by version are fetched (the index, the cache folder, progress...). */
+  fetch?: Partial<FetchOptions>;
 }
 
 /** What the engine keeps of a recently checked file besides its tree. */
@@ -93,8 +99,10 @@ export class Engine {
   static async open(opts: EngineOptions): Promise<Engine> {
     if (opts.deferParser) deferParser(opts.wasmDir);
     else await initParser(opts.wasmDir);
-    const baseline = opts.baseline && opts.baseline.length > 0 ? Target.open(opts.baseline, opts.sourceRoots) : undefined;
-    return new Engine(Target.open(opts.targets, opts.sourceRoots), baseline, opts.indexOnDemand ?? true, opts.cacheDir, opts.incremental ?? false);
+    if (opts.targets.length === 0) throw new TargetError('no target given');
+    const user = openUserRoots(opts.sourceRoots ?? []);
+    const baseline = opts.baseline && opts.baseline.length > 0 ? new Target(await openRoots(opts.baseline, opts.fetch), user) : undefined;
+    return new Engine(new Target(await openRoots(opts.targets, opts.fetch), user), baseline, opts.indexOnDemand ?? true, opts.cacheDir, opts.incremental ?? false);
   }
 
   /**

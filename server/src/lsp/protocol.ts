@@ -40,5 +40,36 @@ export interface EnvironmentParams {
   trusted: boolean;
 }
 
+/**
+ * Client → server, for `apidrift.checkUpgrade`: without a project, the distributions installed in
+ * the workspace's environment; with one, the versions the package index lists, newest first.
+ */
+export const VersionsRequest = 'apidrift/versions';
+export interface VersionsParams {
+  project?: string;
+}
+export interface VersionsResult {
+  installed?: Array<{ name: string; version: string }>;
+  versions?: string[];
+  error?: string;
+}
+
+/**
+ * Server → client, when the client asked for it (initialization option `fetchProgress`): the
+ * progress of fetching targets named by version, for a notification with a cancel button
+ * (instead of work-done progress, which VS Code shows in the status bar without one).
+ */
+export const FetchProgressNotification = 'apidrift/fetchProgress';
+export interface FetchProgressParams {
+  id: number;
+  /** 'end' closes the notification. */
+  kind: 'begin' | 'report' | 'end';
+  message?: string;
+  /** 0-100 when the size is known. */
+  percentage?: number;
+}
+/** Client → server: the user cancelled the fetch `id`. */
+export const CancelFetchNotification = 'apidrift/cancelFetch';
+
 /** Server → client: the environments found for `apidrift.selectTarget`. */
 export const DetectRequest = 'apidrift/detectTargets';

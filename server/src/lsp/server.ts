@@ -21,11 +21,12 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { Engine, type CheckResult, type Position, type Range } from '../engine';
+import { defaultCacheDir, Engine, type CheckResult, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
 import { type ApidriftConfig, applyConfig, ConfigFinder } from '../engine/config/pyproject';
 import { toCodeAction, toDiagnostic } from './convert';
 import { detectEnvironments } from './detect';
-import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams } from './protocol';
+import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
+import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
 import { parserReady, ParserCrashError } from '../engine/parser';
 import { buildReport, formatReportText } from '../engine/report/report';
@@ -66,6 +67,10 @@ let resolvedBaseline: string[] = [];
 let indexing: { cancelled: boolean } | undefined;
 let environment: EnvironmentParams = { trusted: true };
 let cacheDir: string | undefined;
+/** The client shows the progress of fetches itself (FetchProgressNotification). */
+let clientShowsFetchProgress = false;
+let fetchIds = 0;
+const fetchCancels = new Map<number, () => void>();
 let saveTimer: NodeJS.Timeout | undefined;
 
 /** Writes the summary cache a little after the last change to it. */
@@ -220,7 +225,16 @@ async function ensureEngine(): Promise<void> {
       targetOrigin = `auto-detected: ${env.label}`;
     }
   }
-  const key = JSON.stringify([resolvedTargets, resolvedBaseline]);
+  // a target named by version without a baseline: the version installed in the environment is the baseline
+  const environments = detected().map((e) => e.sitePackages);
+  if (resolvedBaseline.length === 0) {
+    const installed = installedBaseline(resolvedTargets, environments);
+    if (installed.baseline.length > 0) {
+      resolvedBaseline = installed.baseline;
+      log(`baseline: ${installed.versions.join(', ')} installed in ${installed.baseline.join(', ')}`);
+    }
+  }
+  const key = JSON.stringify([resolvedTargets, resolvedBaseline, settings.indexUrl, settings.requireHashes]);
   if (key === engineKey) return;
   engineKey = key;
   engine = undefined;
@@ -235,7 +249,14 @@ async function ensureEngine(): Promise<void> {
   sendStatus('indexing', `opening ${resolvedTargets.join(', ')}`);
   try {
     const sourceRoots = workspaceFolder ? [workspaceFolder, path.join(workspaceFolder, 'src')] : [];
-    const opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, sourceRoots, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true });
+    const fetching = [...resolvedTargets, ...resolvedBaseline].some(isRequirementSpec) ? await fetchProgress() : undefined;
+    let opened: Engine;
+    try {
+      const fetch = { cacheDir: cacheDir ? path.dirname(cacheDir) : defaultCacheDir(), indexUrl: settings.indexUrl || undefined, requireHashes: settings.requireHashes, environments, onProgress: fetching?.report, signal: fetching?.signal };
+      opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, sourceRoots, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
+    } finally {
+      fetching?.done();
+    }
     if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
@@ -260,6 +281,56 @@ async function ensureEngine(): Promise<void> {
     log(`target error: ${engineError}`);
     sendStatus('error', engineError);
   }
+}
+
+/**
+ * A progress notification while targets named by version are fetched: what is fetched, the size,
+ * and a cancel button (which stops the download).
+ */
+async function fetchProgress(): Promise<{ report: (p: FetchProgress) => void; signal: AbortSignal; done: () => void }> {
+  const abort = new AbortController();
+  let show: { report: (percentage: number | undefined, message: string) => void; done: () => void } | undefined;
+  if (clientShowsFetchProgress) {
+    // the extension shows a notification with a cancel button
+    const id = ++fetchIds;
+    fetchCancels.set(id, () => abort.abort());
+    const send = (p: FetchProgressParams): void => void connection.sendNotification(FetchProgressNotification, p);
+    send({ id, kind: 'begin', message: 'asking the package index' });
+    show = {
+      report: (percentage, message) => send({ id, kind: 'report', percentage, message }),
+      done: () => {
+        fetchCancels.delete(id);
+        send({ id, kind: 'end' });
+      },
+    };
+  } else {
+    try {
+      const p = await connection.window.createWorkDoneProgress();
+      p.begin('apidrift: fetching the target', undefined, 'asking the package index', true);
+      p.token.onCancellationRequested(() => abort.abort());
+      show = { report: (percentage, message) => (percentage !== undefined ? p.report(percentage, message) : p.report(message)), done: () => p.done() };
+    } catch {
+      show = undefined; // the client does not show progress
+    }
+  }
+  let last = 0;
+  let lastMessage = '';
+  return {
+    signal: abort.signal,
+    report: (p) => {
+      const now = Date.now();
+      // a new step is shown at once; the bytes of one at most every 200 ms
+      if (!p.message || (p.message === lastMessage && p.done !== undefined && now - last < 200 && p.done !== p.total)) return;
+      last = now;
+      lastMessage = p.message;
+      const mb = (n: number): string => `${(n / 1048576).toFixed(1)} MB`;
+      const size = p.done !== undefined ? ` (${mb(p.done)}${p.total ? ` of ${mb(p.total)}` : ''})` : '';
+      const pct = p.done !== undefined && p.total ? Math.min(100, Math.round((100 * p.done) / p.total)) : undefined;
+      show?.report(pct, p.message + size);
+      log(p.message + size);
+    },
+    done: () => show?.done(),
+  };
 }
 
 /**
@@ -396,7 +467,8 @@ connection.onInitialize((params): InitializeResult => {
   const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   workspaceFolder = folder ? uriToPath(folder) : undefined;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
-  const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string } | undefined;
+  const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string; fetchProgress?: boolean } | undefined;
+  clientShowsFetchProgress = init?.fetchProgress === true;
   cacheDir = typeof init?.cacheDir === 'string' ? path.join(init.cacheDir, 'cache') : undefined;
   if (init?.settings) settings = parseSettings(init.settings);
   if (init?.environment) environment = init.environment;
@@ -450,6 +522,17 @@ connection.onNotification(EnvironmentNotification, (p: EnvironmentParams) => {
 });
 
 connection.onRequest(DetectRequest, () => detected());
+connection.onNotification(CancelFetchNotification, (p: { id: number }) => fetchCancels.get(p?.id)?.());
+connection.onRequest(VersionsRequest, async (params: VersionsParams): Promise<VersionsResult> => {
+  const env = detected()[0];
+  const installed = env ? installedDistributions(env.sitePackages) : [];
+  if (!params?.project) return { installed };
+  try {
+    return { installed, versions: await listVersions(params.project, { indexUrl: settings.indexUrl || undefined }) };
+  } catch (e) {
+    return { installed, error: (e as Error).message };
+  }
+});
 
 connection.onRequest(RecheckRequest, async () => {
   engineKey = ''; // reopen the target: picks up changes on disk and clears every cache

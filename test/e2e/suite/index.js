@@ -354,6 +354,49 @@ test('(h) with a baseline, findings explain the change, fix all applies every fi
   }
 });
 
+test('(i) a target named by version is fetched from a package index on 127.0.0.1, with a progress notification', async () => {
+  // the test's own index (test/fetch/indexServer.ts, compiled by the build) serving a wheel of `new`
+  const { IndexServer, wheelOf } = require(path.join(__dirname, '..', '..', '..', 'out', 'test', 'fetch', 'indexServer.js'));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'apidrift-e2e-index-'));
+  // a version of its own each run: the extension's cache never has it yet
+  const version = `0.16.0+e2e${Date.now()}`;
+  fs.writeFileSync(path.join(tmp, `vllm-${version}-py3-none-any.whl`), wheelOf('vllm', version, TARGET.new, 200_000));
+  const server = new IndexServer(tmp);
+  await server.start();
+  await server.configure();
+  const uri = vscode.workspace.workspaceFolders[0].uri;
+  const config = () => vscode.workspace.getConfiguration('apidrift', uri);
+  try {
+    await config().update('indexUrl', server.url, vscode.ConfigurationTarget.Workspace);
+    await setTargets([`vllm==${version}`]);
+    // the findings are those of `new` before and after: the status says when the fetched target is in use
+    await waitForStatus((s) => s && s.state === 'ready' && s.message.includes(`vllm==${version}`), 'ready with the fetched target');
+    let events = 0;
+    const sub = vscode.languages.onDidChangeDiagnostics((e) => {
+      if (e.uris.some((u) => u.toString() === doc.uri.toString())) events++;
+    });
+    try {
+      await vscode.commands.executeCommand('apidrift.recheck');
+      await waitFor(() => events > 0 && sameList(brief(doc.uri), expectedBrief('new')), `findings against vllm==${version} from the index`, {
+        describe: () => `${events} diagnostics events, ${JSON.stringify(brief(doc.uri))}`,
+      });
+    } finally {
+      sub.dispose();
+    }
+    assert.deepStrictEqual(status().targets, [`vllm==${version}`]);
+    const said = api.fetches();
+    assert.ok(said.some((m) => m === 'asking the package index'), JSON.stringify(said));
+    assert.ok(said.some((m) => m.startsWith(`vllm==${version}: reading the file list of vllm-${version}-py3-none-any.whl`)), JSON.stringify(said));
+    const stats = await server.stats();
+    assert.ok(stats.requests.some((r) => r.range), 'the wheel was read by range requests');
+  } finally {
+    await config().update('indexUrl', undefined, vscode.ConfigurationTarget.Workspace);
+    await setTargets([TARGET.new]);
+    await server.stop();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
 // ------------------------------------------------------------------------------------ runner
 
 exports.run = async function run() {

@@ -41,6 +41,19 @@ export function openRoot(spec: string): SourceRoot {
   return new DirectoryRoot(spec);
 }
 
+/** Folders of the user's own code that exist, as import roots searched after a target's. */
+export function openUserRoots(folders: string[]): SourceRoot[] {
+  const user: SourceRoot[] = [];
+  for (const dir of folders) {
+    try {
+      if (fs.statSync(dir).isDirectory()) user.push(new DirectoryRoot(dir));
+    } catch {
+      // a folder that is not there holds no user module
+    }
+  }
+  return user;
+}
+
 /**
  * A target: one or more import roots, searched in order the way Python's path finder does.
  * Module lookups are memoised; `invalidate` clears them when files change.
@@ -59,16 +72,7 @@ export class Target {
 
   static open(specs: string[], userFolders: string[] = []): Target {
     if (specs.length === 0) throw new TargetError('no target given');
-    const roots = specs.map(openRoot);
-    const user: SourceRoot[] = [];
-    for (const dir of userFolders) {
-      try {
-        if (fs.statSync(dir).isDirectory()) user.push(new DirectoryRoot(dir));
-      } catch {
-        // a folder that is not there holds no user module
-      }
-    }
-    return new Target(roots, user);
+    return new Target(specs.map(openRoot), openUserRoots(userFolders));
   }
 
   /** The module was found in a folder of the user's own code, not in the target. */
