@@ -983,7 +983,8 @@ class FileCheck {
       if (!base || base.kind === 'unknown') return this.fromTarget(obj, scope) ? { untraced: base?.kind === 'unknown' ? base.reason : `the class of ${clip(obj.text)} is not known` } : undefined;
       if (base.kind === 'instance') {
         const v = this.checker.receivers.member(base, attr);
-        if (v.kind === 'unknown') return { untraced: v.reason };
+        // the user's own classes that derive from nothing in the target are not audited
+        if (v.kind === 'unknown') return this.targetish(base) ? { untraced: v.reason } : undefined;
         return { spec: this.checker.callables.specOf(v, 'instance'), value: v, receiver: base, method: attr };
       }
       const v = this.program.attribute(base, attr);
