@@ -65,6 +65,8 @@ let engineLoading: Promise<void> | undefined;
 let resolvedTargets: string[] = [];
 let resolvedBaseline: string[] = [];
 let indexing: { cancelled: boolean } | undefined;
+/** A check asked which subclasses override a method: the target's full index is wanted. */
+let indexWanted = false;
 let environment: EnvironmentParams = { trusted: true };
 let cacheDir: string | undefined;
 /** The client shows the progress of fetches itself (FetchProgressNotification). */
@@ -193,8 +195,7 @@ function watchTargets(paths: string[]): void {
           engine.program.invalidateIndex();
           engine.baseline?.program.invalidateIndex();
           if (notChecked.size === 0) sendStatus('ready', 'target changed on disk: re-checked');
-          // the full index also tells which subclasses override a method (virtual dispatch)
-          void indexInBackground(engine);
+          if (resolvedBaseline.length || indexWanted) void indexInBackground(engine);
           for (const doc of documents.all()) schedule(doc, 0);
         }, 500);
       });
@@ -273,8 +274,16 @@ async function ensureEngine(): Promise<void> {
     }
     log(`target: ${resolvedTargets.join(', ')}${resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
     sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : ''}`);
-    // the full index finds moved names, and the subclasses that override a method (virtual dispatch)
-    void indexInBackground(opened);
+    // the full index finds moved names (with a baseline) and the subclasses that override a
+    // method (virtual dispatch): it is built when a baseline asks for it, or once a check wants
+    // to know a method's overrides, never on the keystroke that asked
+    indexWanted = false;
+    opened.program.onIndexWanted = () => {
+      if (indexWanted || engine !== opened) return;
+      indexWanted = true;
+      setTimeout(() => void indexInBackground(opened), 1000);
+    };
+    if (resolvedBaseline.length) void indexInBackground(opened);
   } catch (e) {
     if (engineKey !== key) return;
     engineError = (e as Error).message;

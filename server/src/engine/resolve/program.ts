@@ -484,6 +484,8 @@ export class Program {
 
   /** Questions that need the full index may build it (the CLI); otherwise they wait for it. */
   indexOnDemand = false;
+  /** Told when a question needed the full index and it was not there (a host may build it in the background). */
+  onIndexWanted?: () => void;
 
   /** The full index when it is built (nothing is built here). */
   get index(): FullIndex | undefined {
@@ -497,6 +499,7 @@ export class Program {
    */
   possibleSubclasses(name: string): ClassRecord[] | undefined {
     if (!this.fullIndex && this.indexOnDemand) this.buildFullIndex();
+    if (!this.fullIndex) this.onIndexWanted?.();
     const index = this.fullIndex;
     if (!index) return undefined;
     if (!index.byBaseName) {
