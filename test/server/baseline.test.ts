@@ -64,3 +64,30 @@ describe('language server with a baseline', () => {
     assert.match(r.text ?? '', /~ drift\.engine\.Engine\.connect/);
   });
 });
+
+describe('language server with a baseline that cannot be read', () => {
+  let client: TestClient;
+  const uri = pathToFileURL(path.join(ROOT, 'test', 'fixtures', 'virtual', 'drift_typo.py')).href;
+  const missing = path.join(DRIFT, 'v1-typo');
+
+  before(async () => {
+    client = new TestClient({ targets: [path.join(DRIFT, 'v2')], baseline: [missing] });
+    await client.initialize(ROOT);
+    client.open(uri, TEXT, 1);
+  });
+  after(async () => client.shutdown());
+
+  it('warns that the baseline is not found and goes on checking against the target', async () => {
+    const diags = await client.diagnosticsFor(uri, 1);
+    assert.ok(diags.some((d) => d.code === 'unexpected-keyword' && /host/.test(d.message)), JSON.stringify(diags.map((d) => d.message)));
+    // without the baseline there is nothing to explain with
+    assert.ok(!diags.some((d) => /renamed to/.test(d.message)));
+    const ready = await client.waitFor('ready status', () => client.statuses.find((s) => s.state === 'ready'));
+    assert.match(ready.message, /baseline .*v1-typo.* not found/);
+    assert.ok(!client.statuses.some((s) => s.state === 'error'), JSON.stringify(client.statuses));
+    assert.ok(!client.logs.some((l) => /target error/.test(l)));
+    assert.ok(client.logs.some((l) => /baseline .*v1-typo.* not found/.test(l)));
+    const r = (await client.conn.sendRequest('apidrift/changes')) as { text?: string; error?: string };
+    assert.match(r.error ?? '', /baseline .* not found/);
+  });
+});

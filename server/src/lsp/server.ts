@@ -61,6 +61,8 @@ let settings: Settings = DEFAULT_SETTINGS;
 let engine: Engine | undefined;
 let engineKey = '';
 let engineError: string | undefined;
+/** Why the configured baseline could not be opened (the target is checked without it). */
+let baselineError: string | undefined;
 let engineLoading: Promise<void> | undefined;
 let resolvedTargets: string[] = [];
 let resolvedBaseline: string[] = [];
@@ -206,6 +208,12 @@ function watchTargets(paths: string[]): void {
   }
 }
 
+/** A baseline that cannot be opened, said as a baseline problem (the engine's message names every source a target). */
+function baselineProblem(baseline: string[], message: string): string {
+  const why = message.replace(/^target /, '');
+  return /does not exist|not found|ENOENT/i.test(message) ? `baseline ${baseline.join(', ')} not found (${why})` : `baseline ${baseline.join(', ')} cannot be read (${why})`;
+}
+
 async function ensureEngine(): Promise<void> {
   resolvedTargets = settings.targets.map((t) => resolveTargetPath(t, workspaceFolder));
   resolvedBaseline = settings.baseline.map((t) => resolveTargetPath(t, workspaceFolder));
@@ -239,6 +247,7 @@ async function ensureEngine(): Promise<void> {
   engineKey = key;
   engine = undefined;
   engineError = undefined;
+  baselineError = undefined;
   results.clear();
   watchTargets([...resolvedTargets, ...resolvedBaseline]);
   if (resolvedTargets.length === 0) {
@@ -253,7 +262,16 @@ async function ensureEngine(): Promise<void> {
     let opened: Engine;
     try {
       const fetch = { cacheDir: cacheDir ? path.dirname(cacheDir) : defaultCacheDir(), indexUrl: settings.indexUrl || undefined, requireHashes: settings.requireHashes, environments, onProgress: fetching?.report, signal: fetching?.signal };
-      opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, sourceRoots, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
+      const open = (baseline: string[]): Promise<Engine> => Engine.open({ targets: resolvedTargets, baseline, sourceRoots, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
+      try {
+        opened = await open(resolvedBaseline);
+      } catch (e) {
+        if (resolvedBaseline.length === 0 || (e as Error).name === 'AbortError' || fetching?.signal.aborted) throw e;
+        // a baseline that cannot be read only takes the explanations away: the target alone is
+        // still checked (when the target itself is at fault, this fails again and says so)
+        opened = await open([]);
+        baselineError = baselineProblem(resolvedBaseline, (e as Error).message);
+      }
     } finally {
       fetching?.done();
     }
@@ -271,8 +289,13 @@ async function ensureEngine(): Promise<void> {
         sendStatus('error', why);
       };
     }
-    log(`target: ${resolvedTargets.join(', ')}${resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
-    sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : ''}`);
+    if (baselineError) {
+      connection.console.warn(`[${new Date().toISOString().slice(11, 23)}] ${baselineError}: checking against the target without explanations`);
+      void connection.window.showWarningMessage(`apidrift: ${baselineError}; checking against the target without explanations (apidrift.baseline)`);
+    }
+    const baselineNote = baselineError ? `; ${baselineError}` : resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : '';
+    log(`target: ${resolvedTargets.join(', ')}${baselineError ? '' : resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
+    sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${baselineNote}`);
     // the full index finds moved names, and the subclasses that override a method (virtual dispatch)
     void indexInBackground(opened);
   } catch (e) {
@@ -495,7 +518,7 @@ connection.onDidChangeConfiguration((change) => {
 connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
   if (engineLoading) await engineLoading;
   if (!engine) return { error: engineError ?? 'no target is set (apidrift.targets)' };
-  if (!engine.baseline) return { error: 'no baseline is set: add the version your code was written for to apidrift.baseline' };
+  if (!engine.baseline) return { error: baselineError ?? 'no baseline is set: add the version your code was written for to apidrift.baseline' };
   const current = engine;
   const progress = await connection.window.createWorkDoneProgress().catch(() => undefined);
   progress?.begin('apidrift: comparing versions', 0, '', false);
