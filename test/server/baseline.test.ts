@@ -33,6 +33,18 @@ describe('language server with a baseline', () => {
     await client.waitFor('index log', () => client.logs.some((l) => /full index: \d+ modules/.test(l)));
   });
 
+  it('attaches the target and baseline definitions to a diagnostic', async () => {
+    const diags = (await client.diagnosticsFor(uri, 1)) as unknown as Array<{ code: string; message: string; relatedInformation?: Array<{ location: { uri: string; range: { start: { line: number } } }; message: string }> }>;
+    const missing = diags.find((d) => d.code === 'missing-argument')!;
+    const rel = missing.relatedInformation ?? [];
+    assert.deepEqual(rel.map((r) => r.message), ['drift.engine.Engine in the target', 'drift.engine.Engine in the baseline']);
+    assert.ok(rel[0].location.uri.endsWith('/drift/v2/drift/engine.py'), rel[0].location.uri);
+    assert.ok(rel[1].location.uri.endsWith('/drift/v1/drift/engine.py'), rel[1].location.uri);
+    const lineOf = (dir: string): number => fs.readFileSync(path.join(DRIFT, dir, 'drift', 'engine.py'), 'utf8').split('\n').findIndex((l) => /^\s*def __init__/.test(l));
+    assert.equal(rel[0].location.range.start.line, lineOf('v2'));
+    assert.equal(rel[1].location.range.start.line, lineOf('v1'));
+  });
+
   it('fixes everything that can be fixed without input in one edit', async () => {
     const actions = (await client.conn.sendRequest('textDocument/codeAction', {
       textDocument: { uri },

@@ -52,13 +52,41 @@ describe('language server', () => {
       range: diags[0].range,
       context: { diagnostics: [diags[0]] },
     })) as Array<{ title: string; kind: string; edit: { documentChanges: Array<{ textDocument: { version: number }; edits: Parameters<typeof applyEdits>[1] }> } }>;
-    assert.equal(actions.length, 1);
+    // the fix first, then the two ways of ignoring the finding
+    assert.deepEqual(actions.map((a) => a.title.replace(/isdst=.*/, 'isdst')), ['Remove argument isdst', 'Ignore [unexpected-keyword] on this line', 'Ignore every apidrift finding in this file']);
     assert.equal(actions[0].kind, 'quickfix');
-    assert.match(actions[0].title, /Remove argument isdst/);
     const change = actions[0].edit.documentChanges[0];
     assert.equal(change.textDocument.version, 1);
     const fixed = applyEdits(SOURCE, change.edits);
     assert.equal(fixed, SOURCE.replace('        isdst=-1,\n', ''));
+  });
+
+  it('offers to ignore a finding on its line, merged into an apidrift comment already there, or in the whole file', async () => {
+    const diags = await client.diagnosticsFor(uri, 1);
+    // each code links to its documentation
+    assert.ok(diags.every((d) => /#finding-codes$/.test((d as unknown as { codeDescription?: { href: string } }).codeDescription?.href ?? '')));
+    type Action = { title: string; edit: { documentChanges: Array<{ edits: Parameters<typeof applyEdits>[1] }> } };
+    const actionsAt = async (u: string, range: unknown): Promise<Action[]> =>
+      (await client.conn.sendRequest('textDocument/codeAction', { textDocument: { uri: u }, range, context: { diagnostics: [] } })) as Action[];
+    const onLine = (await actionsAt(uri, diags[1].range)).find((a) => a.title === 'Ignore [too-many-positional] on this line')!;
+    const fixed = applyEdits(SOURCE, onLine.edit.documentChanges[0].edits);
+    assert.equal(fixed.split('\n')[11], '    return IMAP4_SSL(host, 993, None, None)  # apidrift: ignore[too-many-positional]');
+    const inFile = (await actionsAt(uri, diags[1].range)).find((a) => /in this file/.test(a.title))!;
+    assert.equal(applyEdits(SOURCE, inFile.edit.documentChanges[0].edits), '# apidrift: ignore-file\n' + SOURCE);
+    // the edited texts are silent when checked
+    const other = uri.replace('doc.py', 'ignored.py');
+    client.open(other, fixed, 1);
+    assert.deepEqual((await client.diagnosticsFor(other, 1)).map((d) => d.code), ['unexpected-keyword']);
+    const merged = SOURCE.replace('None, None)', 'None, None)  # apidrift: ignore[unexpected-keyword]');
+    client.change(other, 2, [{ text: merged }]);
+    const d2 = await client.diagnosticsFor(other, 2);
+    const tooMany = d2.find((d) => d.code === 'too-many-positional')!;
+    const mergeAction = (await actionsAt(other, tooMany.range)).find((a) => a.title === 'Ignore [too-many-positional] on this line')!;
+    const mergedText = applyEdits(merged, mergeAction.edit.documentChanges[0].edits);
+    assert.equal(mergedText.split('\n')[11], '    return IMAP4_SSL(host, 993, None, None)  # apidrift: ignore[unexpected-keyword, too-many-positional]');
+    client.change(other, 3, [{ text: applyEdits(SOURCE, inFile.edit.documentChanges[0].edits) }]);
+    assert.deepEqual(await client.diagnosticsFor(other, 3), []);
+    void client.conn.sendNotification('textDocument/didClose', { textDocument: { uri: other } });
   });
 
   it('hovers a checked call with the target signature and its location', async () => {

@@ -9,6 +9,7 @@ import {
   type CodeAction,
   type CodeActionParams,
   createConnection,
+  type Diagnostic,
   DidChangeConfigurationNotification,
   type Hover,
   type HoverParams,
@@ -21,9 +22,10 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { defaultCacheDir, Engine, type CheckResult, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
+import { type CallInfo, defaultCacheDir, Engine, type CheckResult, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
 import { type ApidriftConfig, applyConfig, ConfigFinder } from '../engine/config/pyproject';
 import { toCodeAction, toDiagnostic } from './convert';
+import { ignorable, ignoreFileEdit, ignoreLineEdit } from './ignore';
 import { detectEnvironments } from './detect';
 import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
@@ -87,6 +89,16 @@ let watchTimer: NodeJS.Timeout | undefined;
 interface DocState {
   version: number;
   result: CheckResult;
+  /** The diagnostic of each finding, in the same order. */
+  diagnostics: Diagnostic[];
+}
+
+/** The diagnostics of a check, each with the baseline's definition of its call where known. */
+function diagnosticsOf(result: CheckResult): Diagnostic[] {
+  const key = (r: Range): string => `${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}`;
+  const baseDefs = new Map<string, CallInfo['definition']>();
+  for (const c of result.calls) if (c.baseline?.definition) baseDefs.set(key(c.extent), c.baseline.definition);
+  return result.findings.map((f) => toDiagnostic(f, f.call ? baseDefs.get(key(f.call)) : undefined));
 }
 const results = new Map<string, DocState>();
 /** The pending check of each document. */
@@ -450,10 +462,11 @@ async function validate(uri: string, version: number): Promise<void> {
   // what the pyproject.toml selects, ignores or re-grades (fix-all and quick fixes follow what is shown)
   const file = uriToPath(uri);
   result = { ...result, findings: applyConfig(result.findings, configFor(file), file) };
-  results.set(uri, { version, result });
+  const diagnostics = diagnosticsOf(result);
+  results.set(uri, { version, result, diagnostics });
   checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
-  void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });
+  void connection.sendDiagnostics({ uri, version, diagnostics });
   log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
 }
 
@@ -586,11 +599,27 @@ connection.onCodeAction((params: CodeActionParams): CodeAction[] => {
     return [{ title: `apidrift: fix all (${edits.length} edits)`, kind: FIX_ALL_KIND, edit: { documentChanges: [{ textDocument: { uri: doc.uri, version: doc.version }, edits }] } }];
   }
   const actions: CodeAction[] = [];
-  for (const f of state.result.findings) {
-    if (!overlaps(f.range, params.range)) continue;
-    for (const fix of f.fixes) actions.push(toCodeAction(f, fix, doc.uri, doc.version));
-  }
-  return actions;
+  const ignores: CodeAction[] = [];
+  const lines = doc.getText().split(/\r?\n/);
+  const textDocument = { uri: doc.uri, version: doc.version };
+  const lineIgnored = new Set<string>();
+  let fileIgnore: CodeAction | undefined;
+  state.result.findings.forEach((f, i) => {
+    if (!overlaps(f.range, params.range)) return;
+    const diagnostic = state.diagnostics[i];
+    for (const fix of f.fixes) actions.push(toCodeAction(f, fix, doc.uri, doc.version, diagnostic));
+    if (!ignorable(f)) return;
+    // one action per code and line, after the fixes
+    const once = `${f.range.start.line}:${f.code}`;
+    const edit = lineIgnored.has(once) ? undefined : ignoreLineEdit(lines, f.range.start.line, f.code);
+    if (edit) {
+      lineIgnored.add(once);
+      ignores.push({ title: `Ignore [${f.code}] on this line`, kind: 'quickfix', diagnostics: [diagnostic], edit: { documentChanges: [{ textDocument, edits: [edit] }] } });
+    }
+    if (!fileIgnore) fileIgnore = { title: 'Ignore every apidrift finding in this file', kind: 'quickfix', diagnostics: [], edit: { documentChanges: [{ textDocument, edits: [ignoreFileEdit(lines)] }] } };
+    fileIgnore.diagnostics!.push(diagnostic);
+  });
+  return [...actions, ...ignores, ...(fileIgnore ? [fileIgnore] : [])];
 });
 
 /** A definition as a short link: the file's name and line, linking to the file when it is on disk. */
