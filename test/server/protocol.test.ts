@@ -129,6 +129,26 @@ describe('language server', () => {
     await client.waitFor('ready again', () => client.statuses.slice(before).find((s) => s.state === 'ready'));
   });
 
+  it('logs each check only while tracing, naming the file by its path in the workspace', async () => {
+    const traced = uri.replace('doc.py', 'traced.py');
+    const checkLine = (l: string): boolean => /\] checked /.test(l);
+    client.open(traced, SOURCE, 1);
+    await client.diagnosticsFor(traced, 1);
+    assert.ok(client.logs.length > 0 && !client.logs.some(checkLine), client.logs.join('\n'));
+    void client.conn.sendNotification('$/setTrace', { value: 'messages' });
+    client.change(traced, 2, [{ text: SOURCE + '\n' }]);
+    await client.diagnosticsFor(traced, 2);
+    const line = await client.waitFor('a check line', () => client.logs.find(checkLine));
+    assert.match(line, /\] checked test\/fixtures\/virtual\/traced\.py v2: 2 findings/);
+    void client.conn.sendNotification('$/setTrace', { value: 'off' });
+    client.change(traced, 3, [{ text: SOURCE }]);
+    await client.diagnosticsFor(traced, 3);
+    // a notification sent after the diagnostics would have arrived by the next round trip
+    await client.conn.sendRequest('textDocument/hover', { textDocument: { uri: traced }, position: { line: 0, character: 0 } });
+    assert.equal(client.logs.filter(checkLine).length, 1);
+    void client.conn.sendNotification('textDocument/didClose', { textDocument: { uri: traced } });
+  });
+
   it('keeps fixture files untouched', () => {
     assert.equal(fs.existsSync(path.join(ROOT, 'test', 'fixtures', 'virtual', 'doc.py')), false);
   });

@@ -16,6 +16,8 @@ import {
   type InitializeResult,
   MarkupKind,
   ProposedFeatures,
+  SetTraceNotification,
+  Trace,
   StreamMessageReader,
   StreamMessageWriter,
   TextDocuments,
@@ -106,6 +108,19 @@ const timers = new Map<string, { cancel(): void }>();
 
 function log(message: string): void {
   connection.console.log(`[${new Date().toISOString().slice(11, 23)}] ${message}`);
+}
+
+/** `apidrift.trace.server` is not `off` (the client says so at start and with `$/setTrace`). */
+let tracing = false;
+
+/** A line for the output only while tracing: what happens on every keystroke (each check, each download step). */
+function traceLog(message: string): void {
+  if (tracing) log(message);
+}
+
+/** A path as the output shows it: relative to the workspace folder when inside it. */
+function shown(p: string): string {
+  return workspaceFolder && isInside(p, workspaceFolder) && path.isAbsolute(p) ? path.relative(workspaceFolder, p) || '.' : p;
 }
 
 function sendStatus(state: ServerState, message: string): void {
@@ -202,7 +217,7 @@ function watchTargets(paths: string[]): void {
         clearTimeout(watchTimer);
         watchTimer = setTimeout(() => {
           if (!engine) return;
-          log(`target changed on disk (${file ?? p}): re-indexing`);
+          log(`target changed on disk (${shown(file ? path.resolve(p, String(file)) : p)}): re-indexing`);
           engine.refresh();
           engine.program.invalidateIndex();
           engine.baseline?.program.invalidateIndex();
@@ -251,7 +266,7 @@ async function ensureEngine(): Promise<void> {
     const installed = installedBaseline(resolvedTargets, environments);
     if (installed.baseline.length > 0) {
       resolvedBaseline = installed.baseline;
-      log(`baseline: ${installed.versions.join(', ')} installed in ${installed.baseline.join(', ')}`);
+      log(`baseline: ${installed.versions.join(', ')} installed in ${installed.baseline.map(shown).join(', ')}`);
     }
   }
   const key = JSON.stringify([resolvedTargets, resolvedBaseline, settings.indexUrl, settings.requireHashes]);
@@ -306,7 +321,7 @@ async function ensureEngine(): Promise<void> {
       void connection.window.showWarningMessage(`apidrift: ${baselineError}; checking against the target without explanations (apidrift.baseline)`);
     }
     const baselineNote = baselineError ? `; ${baselineError}` : resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : '';
-    log(`target: ${resolvedTargets.join(', ')}${baselineError ? '' : resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
+    log(`target: ${resolvedTargets.map(shown).join(', ')}${baselineError ? '' : resolvedBaseline.length ? `; baseline: ${resolvedBaseline.map(shown).join(', ')}` : ''}`);
     sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${baselineNote}`);
     // the full index finds moved names, and the subclasses that override a method (virtual dispatch)
     void indexInBackground(opened);
@@ -350,6 +365,7 @@ async function fetchProgress(): Promise<{ report: (p: FetchProgress) => void; si
   }
   let last = 0;
   let lastMessage = '';
+  let shownStep = '';
   return {
     signal: abort.signal,
     report: (p) => {
@@ -362,7 +378,10 @@ async function fetchProgress(): Promise<{ report: (p: FetchProgress) => void; si
       const size = p.done !== undefined ? ` (${mb(p.done)}${p.total ? ` of ${mb(p.total)}` : ''})` : '';
       const pct = p.done !== undefined && p.total ? Math.min(100, Math.round((100 * p.done) / p.total)) : undefined;
       show?.report(pct, p.message + size);
-      log(p.message + size);
+      // each step once; how far the download is, only while tracing
+      if (p.message !== shownStep) log(p.message + size);
+      else traceLog(p.message + size);
+      shownStep = p.message;
     },
     done: () => show?.done(),
   };
@@ -448,7 +467,7 @@ async function validate(uri: string, version: number): Promise<void> {
     result = engine.check(text, uriToPath(uri), () => documents.get(uri)?.version !== version);
   } catch (e) {
     if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
-    log(`error while checking ${uri}: ${(e as Error).stack ?? e}`);
+    log(`error while checking ${shown(uriToPath(uri))}: ${(e as Error).stack ?? e}`);
     // findings of an older text would sit at wrong places: clear them, and say why there are none
     results.delete(uri);
     reportNotChecked(uri, version, (e as Error).message ?? String(e));
@@ -467,7 +486,7 @@ async function validate(uri: string, version: number): Promise<void> {
   checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics });
-  log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
+  traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
 }
 
 /**
@@ -503,6 +522,7 @@ connection.onInitialize((params): InitializeResult => {
   const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   workspaceFolder = folder ? uriToPath(folder) : undefined;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
+  tracing = !!params.trace && params.trace !== 'off';
   const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string; fetchProgress?: boolean } | undefined;
   clientShowsFetchProgress = init?.fetchProgress === true;
   cacheDir = typeof init?.cacheDir === 'string' ? path.join(init.cacheDir, 'cache') : undefined;
@@ -555,6 +575,12 @@ connection.onNotification(EnvironmentNotification, (p: EnvironmentParams) => {
     engineKey = '';
     void reload();
   }
+});
+
+// the library keeps the trace level to itself: it is followed here too
+connection.onNotification(SetTraceNotification.type, (p) => {
+  tracing = p.value !== 'off';
+  (connection.tracer as unknown as { trace: Trace }).trace = Trace.fromString(p.value);
 });
 
 connection.onRequest(DetectRequest, () => detected());
