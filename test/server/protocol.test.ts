@@ -92,8 +92,25 @@ describe('language server', () => {
   it('hovers a checked call with the target signature and its location', async () => {
     const hover = (await client.conn.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 11, character: 14 } })) as { contents: { value: string } };
     assert.match(hover.contents.value, /IMAP4_SSL\(host='', port=IMAP4_SSL_PORT, \*, ssl_context=None, timeout=None\)/);
-    assert.match(hover.contents.value, /imaplib\.py:\d+/);
+    assert.match(hover.contents.value, /imaplib\\\.py:\d+/);
     assert.match(hover.contents.value, /`imaplib\.IMAP4_SSL` in the target/);
+  });
+
+  it('shows short plain messages, and the signature in the hover with the parameter concerned in bold', async () => {
+    const diags = await client.diagnosticsFor(uri, 1);
+    assert.deepEqual(diags.map((d) => d.message), ["localtime() got an unexpected keyword argument 'isdst'", 'IMAP4_SSL() takes 2 positional arguments but 4 were given']);
+    const hover = (await client.conn.sendRequest('textDocument/hover', { textDocument: { uri }, position: { line: 5, character: 14 } })) as { contents: { value: string } };
+    // the keyword is gone from the target: the signature stays a Python block
+    assert.match(hover.contents.value, /^```python\nlocaltime\(dt=None\)\n```/);
+    // a parameter the target has is in bold
+    const other = uri.replace('doc.py', 'bold.py');
+    client.open(other, 'import imaplib\nimaplib.Time2Internaldate()\n', 1);
+    const d = await client.diagnosticsFor(other, 1);
+    const missing = d.find((x) => x.code === 'missing-argument')!;
+    assert.equal(missing.message, "Time2Internaldate() missing 1 required positional argument: 'date_time'");
+    const h2 = (await client.conn.sendRequest('textDocument/hover', { textDocument: { uri: other }, position: missing.range.start })) as { contents: { value: string } };
+    assert.match(h2.contents.value, /^Time2Internaldate\\\(\*\*date\\_time\*\*\\\)\n\n`imaplib\.Time2Internaldate` in the target, imaplib\\\.py:\d+$/);
+    void client.conn.sendNotification('textDocument/didClose', { textDocument: { uri: other } });
   });
 
   it('re-checks after an incremental edit and refuses fixes for a stale version', async () => {

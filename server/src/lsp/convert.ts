@@ -13,6 +13,15 @@ const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   hint: DiagnosticSeverity.Hint,
 };
 
+/**
+ * The message as the Problems panel shows it: plain text, without the target signature (the hover
+ * shows it; the CLI and JSON output keep the whole message).
+ */
+export function shortMessage(message: string): string {
+  const at = message.indexOf('. Target signature: ');
+  return (at >= 0 ? message.slice(0, at) : message).replace(/`/g, '');
+}
+
 /** A definition as a location the editor can open (only files on disk: members of archives are not). */
 function locationOf(def: SourceLocation | null | undefined): Location | undefined {
   if (!def || !fs.existsSync(def.file)) return undefined;
@@ -36,7 +45,7 @@ export function toDiagnostic(f: Finding, baselineDefinition?: SourceLocation | n
     code: f.code,
     codeDescription: { href: DOCS_URL },
     source: 'apidrift',
-    message: f.message,
+    message: shortMessage(f.message),
     ...(f.tags?.includes('deprecated') ? { tags: [DiagnosticTag.Deprecated] } : {}),
     ...(related.length > 0 ? { relatedInformation: related } : {}),
   };

@@ -24,7 +24,7 @@ import {
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { type CallInfo, defaultCacheDir, Engine, type CheckResult, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
+import { type CallInfo, defaultCacheDir, Engine, type CheckResult, type Finding, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
 import { type ApidriftConfig, applyConfig, ConfigFinder } from '../engine/config/pyproject';
 import { toCodeAction, toDiagnostic } from './convert';
 import { ignorable, ignoreFileEdit, ignoreLineEdit } from './ignore';
@@ -648,11 +648,57 @@ connection.onCodeAction((params: CodeActionParams): CodeAction[] => {
   return [...actions, ...ignores, ...(fileIgnore ? [fileIgnore] : [])];
 });
 
+/** Text shown as it is in Markdown (`__init__.py` is not bold, `*args` not emphasis). */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, (c) => `\\${c}`);
+}
+
 /** A definition as a short link: the file's name and line, linking to the file when it is on disk. */
 function definitionLink(def: { file: string; line: number } | null): string {
   if (!def) return '';
-  const label = `${path.basename(def.file)}:${def.line}`;
+  const label = escapeMarkdown(`${path.basename(def.file)}:${def.line}`);
   return fs.existsSync(def.file) ? `[${label}](${pathToFileURL(def.file).href}#L${def.line})` : label;
+}
+
+/** The parameters the findings of a call are about (every missing one of a grouped finding). */
+function paramsConcerned(findings: Finding[]): Set<string> {
+  const names = new Set<string>();
+  for (const f of findings) {
+    if (!f.param) continue;
+    names.add(f.param);
+    if (f.code === 'missing-argument') {
+      // Python's words quote the names; a baseline's explanation after them is in backticks
+      const words = f.message.split('. Target signature: ')[0].split('`')[0];
+      for (const m of words.matchAll(/'([A-Za-z_]\w*)'/g)) names.add(m[1]);
+    }
+  }
+  return names;
+}
+
+/** A parameter name: after `(`, `,` or stars, before `:`, `=`, `,` or `)`. */
+const PARAM_NAME = /([(,]\s*\**)([A-Za-z_]\w*)(?=\s*[:=,)])/g;
+
+/**
+ * Signatures for the hover: a Python block, or, when findings name parameters, Markdown text with
+ * those parameters in bold.
+ */
+function signatureBlock(signatures: string[], emphasise: Set<string>): string {
+  const names = (sig: string): string[] => [...sig.matchAll(PARAM_NAME)].map((m) => m[2]);
+  if (!signatures.some((sig) => names(sig).some((n) => emphasise.has(n)))) return '```python\n' + signatures.join('\n') + '\n```';
+  return signatures
+    .map((sig) => {
+      const out: string[] = [];
+      let last = 0;
+      for (const m of sig.matchAll(PARAM_NAME)) {
+        if (!emphasise.has(m[2])) continue;
+        const at = m.index! + m[1].length;
+        out.push(escapeMarkdown(sig.slice(last, at)), `**${escapeMarkdown(m[2])}**`);
+        last = at + m[2].length;
+      }
+      out.push(escapeMarkdown(sig.slice(last)));
+      return out.join('');
+    })
+    .join('\n\n');
 }
 
 connection.onHover((params: HoverParams): Hover | null => {
@@ -663,12 +709,15 @@ connection.onHover((params: HoverParams): Hover | null => {
   if (!call) return null;
   const parts: string[] = [];
   if (call.signatures.length > 0) {
+    const same = (a: Range, b: Range): boolean => a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
+    const emphasise = paramsConcerned(state.result.findings.filter((f) => f.call && same(f.call, call.extent)));
     if (call.baseline && call.baseline.signatures.length > 0) {
-      parts.push(`**baseline** ${definitionLink(call.baseline.definition)}\n\n\`\`\`python\n${call.baseline.signatures.join('\n')}\n\`\`\``);
-      parts.push(`**target** ${definitionLink(call.definition)}\n\n\`\`\`python\n${call.signatures.join('\n')}\n\`\`\``);
+      // what changed first, then the signature the call must bind to, then the one it was written for
       if (call.changes && call.changes.length > 0) parts.push(call.changes.map((c) => `- ${c}`).join('\n'));
+      parts.push(`**target** ${definitionLink(call.definition)}\n\n${signatureBlock(call.signatures, emphasise)}`);
+      parts.push(`**baseline** ${definitionLink(call.baseline.definition)}\n\n\`\`\`python\n${call.baseline.signatures.join('\n')}\n\`\`\``);
     } else {
-      parts.push('```python\n' + call.signatures.join('\n') + '\n```');
+      parts.push(signatureBlock(call.signatures, emphasise));
       parts.push(`\`${call.callee}\` in the target, ${definitionLink(call.definition)}`);
     }
   } else if (call.unknownReason) {
