@@ -687,6 +687,8 @@ async function lspRun(kind, ctx, opts) {
           window: { workDoneProgress: false },
         },
         initializationOptions: {},
+        // apidrift logs the time of each check only while tracing
+        trace: 'messages',
       }),
       c.waitFor('initialize', () => false, 60000),
     ]);

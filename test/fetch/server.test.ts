@@ -99,8 +99,8 @@ describe('language server: a target named by version', () => {
     const uri = pathToFileURL(path.join(tmp, 'ws', 'user.py')).href;
     client.open(uri, fs.readFileSync(path.join(FIXTURES, 'drift', 'user.py'), 'utf8'), 1);
     const diags = await client.diagnosticsFor(uri, 1);
-    assert.ok(diags.some((d) => d.code === 'unexpected-keyword' && /keyword `host` was renamed to `address`/.test(d.message)), JSON.stringify(diags.map((d) => d.message)));
-    assert.ok(diags.some((d) => d.code === 'missing-argument' && /`block_size` lost its default/.test(d.message)));
+    assert.ok(diags.some((d) => d.code === 'unexpected-keyword' && /keyword host was renamed to address/.test(d.message)), JSON.stringify(diags.map((d) => d.message)));
+    assert.ok(diags.some((d) => d.code === 'missing-argument' && /block_size lost its default/.test(d.message)));
     const begin = progress.find((p) => p.kind === 'begin' && p.title === 'apidrift: fetching the target');
     assert.ok(begin && begin.cancellable === true, JSON.stringify(progress));
     assert.ok(progress.some((p) => p.kind === 'report' && /drift==2\.0: reading the file list of drift-2\.0-cp312/.test(p.message ?? '')), JSON.stringify(progress));

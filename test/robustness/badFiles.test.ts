@@ -406,8 +406,7 @@ describe('bad files in targets', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.param ?? ''}`), [
       '3:missing-argument:b',
       '4:too-many-positional:',
-      '5:missing-argument:a',
-      '5:missing-argument:b',
+      '5:missing-argument:a', // one finding names both missing arguments
       '6:missing-argument:b',
       '6:unexpected-keyword:c',
       '7:unknown-import:',

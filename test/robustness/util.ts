@@ -1,4 +1,5 @@
 /** Helpers shared by the robustness tests (no tests here). */
+import { shortMessage } from '../../server/src/lsp/convert';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -99,7 +100,8 @@ export function diagKey(d: { range: Diagnostic['range']; code: string; message: 
 }
 
 export function findingKeys(r: CheckResult): string[] {
-  return r.findings.map((f: Finding) => diagKey(f)).sort();
+  // as the server publishes them: the message as the Problems panel shows it
+  return r.findings.map((f: Finding) => diagKey({ ...f, message: shortMessage(f.message) })).sort();
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -1,6 +1,9 @@
 /** Engine findings and fixes as LSP objects: the only translation between the two. */
-import { CodeAction, CodeActionKind, Diagnostic, DiagnosticSeverity, DiagnosticTag, type Command } from 'vscode-languageserver/node';
-import type { Finding, Fix, Severity } from '../engine';
+import * as fs from 'fs';
+import { pathToFileURL } from 'url';
+import { CodeAction, CodeActionKind, Diagnostic, type DiagnosticRelatedInformation, DiagnosticSeverity, DiagnosticTag, type Command, type Location } from 'vscode-languageserver/node';
+import type { Finding, Fix, Severity, SourceLocation } from '../engine';
+import { DOCS_URL } from '../cli/formats';
 import { INSERT_SNIPPET_COMMAND, type InsertSnippetArgs } from './protocol';
 
 const SEVERITY: Record<Severity, DiagnosticSeverity> = {
@@ -10,20 +13,47 @@ const SEVERITY: Record<Severity, DiagnosticSeverity> = {
   hint: DiagnosticSeverity.Hint,
 };
 
-export function toDiagnostic(f: Finding): Diagnostic {
+/**
+ * The message as the Problems panel shows it: plain text, without the target signature (the hover
+ * shows it; the CLI and JSON output keep the whole message).
+ */
+export function shortMessage(message: string): string {
+  const at = message.indexOf('. Target signature: ');
+  return (at >= 0 ? message.slice(0, at) : message).replace(/`/g, '');
+}
+
+/** A definition as a location the editor can open (only files on disk: members of archives are not). */
+function locationOf(def: SourceLocation | null | undefined): Location | undefined {
+  if (!def || !fs.existsSync(def.file)) return undefined;
+  const line = Math.max(0, def.line - 1);
+  return { uri: pathToFileURL(def.file).href, range: { start: { line, character: 0 }, end: { line, character: 0 } } };
+}
+
+/**
+ * A finding as a diagnostic: its code links to the README's finding codes, and the definitions in
+ * the target (and, with a baseline, in the baseline) come along as related information.
+ */
+export function toDiagnostic(f: Finding, baselineDefinition?: SourceLocation | null): Diagnostic {
+  const related: DiagnosticRelatedInformation[] = [];
+  const target = locationOf(f.definition);
+  if (target) related.push({ location: target, message: `${f.callee ?? 'defined'} in the target` });
+  const base = locationOf(baselineDefinition);
+  if (base) related.push({ location: base, message: `${f.callee ?? 'defined'} in the baseline` });
   return {
     range: f.range,
     severity: SEVERITY[f.severity],
     code: f.code,
+    codeDescription: { href: DOCS_URL },
     source: 'apidrift',
-    message: f.message,
+    message: shortMessage(f.message),
     ...(f.tags?.includes('deprecated') ? { tags: [DiagnosticTag.Deprecated] } : {}),
+    ...(related.length > 0 ? { relatedInformation: related } : {}),
   };
 }
 
-export function toCodeAction(f: Finding, fix: Fix, uri: string, version: number): CodeAction {
+export function toCodeAction(f: Finding, fix: Fix, uri: string, version: number, diagnostic: Diagnostic = toDiagnostic(f)): CodeAction {
   const action = CodeAction.create(fix.title, CodeActionKind.QuickFix);
-  action.diagnostics = [toDiagnostic(f)];
+  action.diagnostics = [diagnostic];
   action.isPreferred = !!fix.preferred;
   if (fix.snippet && fix.edits.length === 1) {
     const args: InsertSnippetArgs = { uri, version, range: fix.edits[0].range, snippet: fix.edits[0].newText };

@@ -9,21 +9,25 @@ import {
   type CodeAction,
   type CodeActionParams,
   createConnection,
+  type Diagnostic,
   DidChangeConfigurationNotification,
   type Hover,
   type HoverParams,
   type InitializeResult,
   MarkupKind,
   ProposedFeatures,
+  SetTraceNotification,
+  Trace,
   StreamMessageReader,
   StreamMessageWriter,
   TextDocuments,
   TextDocumentSyncKind,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { defaultCacheDir, Engine, type CheckResult, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
+import { type CallInfo, defaultCacheDir, Engine, type CheckResult, type Finding, type FetchProgress, installedBaseline, isRequirementSpec, type Position, type Range } from '../engine';
 import { type ApidriftConfig, applyConfig, ConfigFinder } from '../engine/config/pyproject';
 import { toCodeAction, toDiagnostic } from './convert';
+import { ignorable, ignoreFileEdit, ignoreLineEdit } from './ignore';
 import { detectEnvironments } from './detect';
 import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
@@ -61,6 +65,8 @@ let settings: Settings = DEFAULT_SETTINGS;
 let engine: Engine | undefined;
 let engineKey = '';
 let engineError: string | undefined;
+/** Why the configured baseline could not be opened (the target is checked without it). */
+let baselineError: string | undefined;
 let engineLoading: Promise<void> | undefined;
 let resolvedTargets: string[] = [];
 let resolvedBaseline: string[] = [];
@@ -87,6 +93,16 @@ let watchTimer: NodeJS.Timeout | undefined;
 interface DocState {
   version: number;
   result: CheckResult;
+  /** The diagnostic of each finding, in the same order. */
+  diagnostics: Diagnostic[];
+}
+
+/** The diagnostics of a check, each with the baseline's definition of its call where known. */
+function diagnosticsOf(result: CheckResult): Diagnostic[] {
+  const key = (r: Range): string => `${r.start.line}:${r.start.character}:${r.end.line}:${r.end.character}`;
+  const baseDefs = new Map<string, CallInfo['definition']>();
+  for (const c of result.calls) if (c.baseline?.definition) baseDefs.set(key(c.extent), c.baseline.definition);
+  return result.findings.map((f) => toDiagnostic(f, f.call ? baseDefs.get(key(f.call)) : undefined));
 }
 const results = new Map<string, DocState>();
 /** The pending check of each document. */
@@ -94,6 +110,19 @@ const timers = new Map<string, { cancel(): void }>();
 
 function log(message: string): void {
   connection.console.log(`[${new Date().toISOString().slice(11, 23)}] ${message}`);
+}
+
+/** `apidrift.trace.server` is not `off` (the client says so at start and with `$/setTrace`). */
+let tracing = false;
+
+/** A line for the output only while tracing: what happens on every keystroke (each check, each download step). */
+function traceLog(message: string): void {
+  if (tracing) log(message);
+}
+
+/** A path as the output shows it: relative to the workspace folder when inside it. */
+function shown(p: string): string {
+  return workspaceFolder && isInside(p, workspaceFolder) && path.isAbsolute(p) ? path.relative(workspaceFolder, p) || '.' : p;
 }
 
 function sendStatus(state: ServerState, message: string): void {
@@ -190,12 +219,12 @@ function watchTargets(paths: string[]): void {
         clearTimeout(watchTimer);
         watchTimer = setTimeout(() => {
           if (!engine) return;
-          log(`target changed on disk (${file ?? p}): re-indexing`);
+          log(`target changed on disk (${shown(file ? path.resolve(p, String(file)) : p)}): re-indexing`);
           engine.refresh();
           engine.program.invalidateIndex();
           engine.baseline?.program.invalidateIndex();
           if (notChecked.size === 0) sendStatus('ready', 'target changed on disk: re-checked');
-          if (resolvedBaseline.length || indexWanted) void indexInBackground(engine);
+          if (engine.baseline || indexWanted) void indexInBackground(engine);
           for (const doc of documents.all()) schedule(doc, 0);
         }, 500);
       });
@@ -205,6 +234,12 @@ function watchTargets(paths: string[]): void {
       log(`cannot watch ${p} for changes: ${(e as Error).message}`);
     }
   }
+}
+
+/** A baseline that cannot be opened, said as a baseline problem (the engine's message names every source a target). */
+function baselineProblem(baseline: string[], message: string): string {
+  const why = message.replace(/^target /, '');
+  return /does not exist|not found|ENOENT/i.test(message) ? `baseline ${baseline.join(', ')} not found (${why})` : `baseline ${baseline.join(', ')} cannot be read (${why})`;
 }
 
 async function ensureEngine(): Promise<void> {
@@ -232,7 +267,7 @@ async function ensureEngine(): Promise<void> {
     const installed = installedBaseline(resolvedTargets, environments);
     if (installed.baseline.length > 0) {
       resolvedBaseline = installed.baseline;
-      log(`baseline: ${installed.versions.join(', ')} installed in ${installed.baseline.join(', ')}`);
+      log(`baseline: ${installed.versions.join(', ')} installed in ${installed.baseline.map(shown).join(', ')}`);
     }
   }
   const key = JSON.stringify([resolvedTargets, resolvedBaseline, settings.indexUrl, settings.requireHashes]);
@@ -240,6 +275,7 @@ async function ensureEngine(): Promise<void> {
   engineKey = key;
   engine = undefined;
   engineError = undefined;
+  baselineError = undefined;
   results.clear();
   watchTargets([...resolvedTargets, ...resolvedBaseline]);
   if (resolvedTargets.length === 0) {
@@ -254,7 +290,16 @@ async function ensureEngine(): Promise<void> {
     let opened: Engine;
     try {
       const fetch = { cacheDir: cacheDir ? path.dirname(cacheDir) : defaultCacheDir(), indexUrl: settings.indexUrl || undefined, requireHashes: settings.requireHashes, environments, onProgress: fetching?.report, signal: fetching?.signal };
-      opened = await Engine.open({ targets: resolvedTargets, baseline: resolvedBaseline, sourceRoots, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
+      const open = (baseline: string[]): Promise<Engine> => Engine.open({ targets: resolvedTargets, baseline, sourceRoots, wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
+      try {
+        opened = await open(resolvedBaseline);
+      } catch (e) {
+        if (resolvedBaseline.length === 0 || (e as Error).name === 'AbortError' || fetching?.signal.aborted) throw e;
+        // a baseline that cannot be read only takes the explanations away: the target alone is
+        // still checked (when the target itself is at fault, this fails again and says so)
+        opened = await open([]);
+        baselineError = baselineProblem(resolvedBaseline, (e as Error).message);
+      }
     } finally {
       fetching?.done();
     }
@@ -272,8 +317,13 @@ async function ensureEngine(): Promise<void> {
         sendStatus('error', why);
       };
     }
-    log(`target: ${resolvedTargets.join(', ')}${resolvedBaseline.length ? `; baseline: ${resolvedBaseline.join(', ')}` : ''}`);
-    sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : ''}`);
+    if (baselineError) {
+      connection.console.warn(`[${new Date().toISOString().slice(11, 23)}] ${baselineError}: checking against the target without explanations`);
+      void connection.window.showWarningMessage(`apidrift: ${baselineError}; checking against the target without explanations (apidrift.baseline)`);
+    }
+    const baselineNote = baselineError ? `; ${baselineError}` : resolvedBaseline.length ? `; baseline ${resolvedBaseline.join(', ')}` : '';
+    log(`target: ${resolvedTargets.map(shown).join(', ')}${baselineError ? '' : resolvedBaseline.length ? `; baseline: ${resolvedBaseline.map(shown).join(', ')}` : ''}`);
+    sendStatus('ready', `target ${resolvedTargets.join(', ')} (${targetOrigin})${baselineNote}`);
     // the full index finds moved names (with a baseline) and the subclasses that override a
     // method (virtual dispatch): it is built when a baseline asks for it, or once a check wants
     // to know a method's overrides, never on the keystroke that asked
@@ -283,7 +333,7 @@ async function ensureEngine(): Promise<void> {
       indexWanted = true;
       setTimeout(() => void indexInBackground(opened), 1000);
     };
-    if (resolvedBaseline.length) void indexInBackground(opened);
+    if (opened.baseline) void indexInBackground(opened);
   } catch (e) {
     if (engineKey !== key) return;
     engineError = (e as Error).message;
@@ -324,6 +374,7 @@ async function fetchProgress(): Promise<{ report: (p: FetchProgress) => void; si
   }
   let last = 0;
   let lastMessage = '';
+  let shownStep = '';
   return {
     signal: abort.signal,
     report: (p) => {
@@ -336,7 +387,10 @@ async function fetchProgress(): Promise<{ report: (p: FetchProgress) => void; si
       const size = p.done !== undefined ? ` (${mb(p.done)}${p.total ? ` of ${mb(p.total)}` : ''})` : '';
       const pct = p.done !== undefined && p.total ? Math.min(100, Math.round((100 * p.done) / p.total)) : undefined;
       show?.report(pct, p.message + size);
-      log(p.message + size);
+      // each step once; how far the download is, only while tracing
+      if (p.message !== shownStep) log(p.message + size);
+      else traceLog(p.message + size);
+      shownStep = p.message;
     },
     done: () => show?.done(),
   };
@@ -422,7 +476,7 @@ async function validate(uri: string, version: number): Promise<void> {
     result = engine.check(text, uriToPath(uri), () => documents.get(uri)?.version !== version);
   } catch (e) {
     if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
-    log(`error while checking ${uri}: ${(e as Error).stack ?? e}`);
+    log(`error while checking ${shown(uriToPath(uri))}: ${(e as Error).stack ?? e}`);
     // findings of an older text would sit at wrong places: clear them, and say why there are none
     results.delete(uri);
     reportNotChecked(uri, version, (e as Error).message ?? String(e));
@@ -436,11 +490,12 @@ async function validate(uri: string, version: number): Promise<void> {
   // what the pyproject.toml selects, ignores or re-grades (fix-all and quick fixes follow what is shown)
   const file = uriToPath(uri);
   result = { ...result, findings: applyConfig(result.findings, configFor(file), file) };
-  results.set(uri, { version, result });
+  const diagnostics = diagnosticsOf(result);
+  results.set(uri, { version, result, diagnostics });
   checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
-  void connection.sendDiagnostics({ uri, version, diagnostics: result.findings.map(toDiagnostic) });
-  log(`checked ${path.basename(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
+  void connection.sendDiagnostics({ uri, version, diagnostics });
+  traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
 }
 
 /**
@@ -476,6 +531,7 @@ connection.onInitialize((params): InitializeResult => {
   const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   workspaceFolder = folder ? uriToPath(folder) : undefined;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
+  tracing = !!params.trace && params.trace !== 'off';
   const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string; fetchProgress?: boolean } | undefined;
   clientShowsFetchProgress = init?.fetchProgress === true;
   cacheDir = typeof init?.cacheDir === 'string' ? path.join(init.cacheDir, 'cache') : undefined;
@@ -504,7 +560,7 @@ connection.onDidChangeConfiguration((change) => {
 connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
   if (engineLoading) await engineLoading;
   if (!engine) return { error: engineError ?? 'no target is set (apidrift.targets)' };
-  if (!engine.baseline) return { error: 'no baseline is set: add the version your code was written for to apidrift.baseline' };
+  if (!engine.baseline) return { error: baselineError ?? 'no baseline is set: add the version your code was written for to apidrift.baseline' };
   const current = engine;
   const progress = await connection.window.createWorkDoneProgress().catch(() => undefined);
   progress?.begin('apidrift: comparing versions', 0, '', false);
@@ -528,6 +584,12 @@ connection.onNotification(EnvironmentNotification, (p: EnvironmentParams) => {
     engineKey = '';
     void reload();
   }
+});
+
+// the library keeps the trace level to itself: it is followed here too
+connection.onNotification(SetTraceNotification.type, (p) => {
+  tracing = p.value !== 'off';
+  (connection.tracer as unknown as { trace: Trace }).trace = Trace.fromString(p.value);
 });
 
 connection.onRequest(DetectRequest, () => detected());
@@ -572,18 +634,80 @@ connection.onCodeAction((params: CodeActionParams): CodeAction[] => {
     return [{ title: `apidrift: fix all (${edits.length} edits)`, kind: FIX_ALL_KIND, edit: { documentChanges: [{ textDocument: { uri: doc.uri, version: doc.version }, edits }] } }];
   }
   const actions: CodeAction[] = [];
-  for (const f of state.result.findings) {
-    if (!overlaps(f.range, params.range)) continue;
-    for (const fix of f.fixes) actions.push(toCodeAction(f, fix, doc.uri, doc.version));
-  }
-  return actions;
+  const ignores: CodeAction[] = [];
+  const lines = doc.getText().split(/\r?\n/);
+  const textDocument = { uri: doc.uri, version: doc.version };
+  const lineIgnored = new Set<string>();
+  let fileIgnore: CodeAction | undefined;
+  state.result.findings.forEach((f, i) => {
+    if (!overlaps(f.range, params.range)) return;
+    const diagnostic = state.diagnostics[i];
+    for (const fix of f.fixes) actions.push(toCodeAction(f, fix, doc.uri, doc.version, diagnostic));
+    if (!ignorable(f)) return;
+    // one action per code and line, after the fixes
+    const once = `${f.range.start.line}:${f.code}`;
+    const edit = lineIgnored.has(once) ? undefined : ignoreLineEdit(lines, f.range.start.line, f.code);
+    if (edit) {
+      lineIgnored.add(once);
+      ignores.push({ title: `Ignore [${f.code}] on this line`, kind: 'quickfix', diagnostics: [diagnostic], edit: { documentChanges: [{ textDocument, edits: [edit] }] } });
+    }
+    if (!fileIgnore) fileIgnore = { title: 'Ignore every apidrift finding in this file', kind: 'quickfix', diagnostics: [], edit: { documentChanges: [{ textDocument, edits: [ignoreFileEdit(lines)] }] } };
+    fileIgnore.diagnostics!.push(diagnostic);
+  });
+  return [...actions, ...ignores, ...(fileIgnore ? [fileIgnore] : [])];
 });
+
+/** Text shown as it is in Markdown (`__init__.py` is not bold, `*args` not emphasis). */
+function escapeMarkdown(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!<>|~]/g, (c) => `\\${c}`);
+}
 
 /** A definition as a short link: the file's name and line, linking to the file when it is on disk. */
 function definitionLink(def: { file: string; line: number } | null): string {
   if (!def) return '';
-  const label = `${path.basename(def.file)}:${def.line}`;
+  const label = escapeMarkdown(`${path.basename(def.file)}:${def.line}`);
   return fs.existsSync(def.file) ? `[${label}](${pathToFileURL(def.file).href}#L${def.line})` : label;
+}
+
+/** The parameters the findings of a call are about (every missing one of a grouped finding). */
+function paramsConcerned(findings: Finding[]): Set<string> {
+  const names = new Set<string>();
+  for (const f of findings) {
+    if (!f.param) continue;
+    names.add(f.param);
+    if (f.code === 'missing-argument') {
+      // Python's words quote the names; a baseline's explanation after them is in backticks
+      const words = f.message.split('. Target signature: ')[0].split('`')[0];
+      for (const m of words.matchAll(/'([A-Za-z_]\w*)'/g)) names.add(m[1]);
+    }
+  }
+  return names;
+}
+
+/** A parameter name: after `(`, `,` or stars, before `:`, `=`, `,` or `)`. */
+const PARAM_NAME = /([(,]\s*\**)([A-Za-z_]\w*)(?=\s*[:=,)])/g;
+
+/**
+ * Signatures for the hover: a Python block, or, when findings name parameters, Markdown text with
+ * those parameters in bold.
+ */
+function signatureBlock(signatures: string[], emphasise: Set<string>): string {
+  const names = (sig: string): string[] => [...sig.matchAll(PARAM_NAME)].map((m) => m[2]);
+  if (!signatures.some((sig) => names(sig).some((n) => emphasise.has(n)))) return '```python\n' + signatures.join('\n') + '\n```';
+  return signatures
+    .map((sig) => {
+      const out: string[] = [];
+      let last = 0;
+      for (const m of sig.matchAll(PARAM_NAME)) {
+        if (!emphasise.has(m[2])) continue;
+        const at = m.index! + m[1].length;
+        out.push(escapeMarkdown(sig.slice(last, at)), `**${escapeMarkdown(m[2])}**`);
+        last = at + m[2].length;
+      }
+      out.push(escapeMarkdown(sig.slice(last)));
+      return out.join('');
+    })
+    .join('\n\n');
 }
 
 connection.onHover((params: HoverParams): Hover | null => {
@@ -594,12 +718,15 @@ connection.onHover((params: HoverParams): Hover | null => {
   if (!call) return null;
   const parts: string[] = [];
   if (call.signatures.length > 0) {
+    const same = (a: Range, b: Range): boolean => a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
+    const emphasise = paramsConcerned(state.result.findings.filter((f) => f.call && same(f.call, call.extent)));
     if (call.baseline && call.baseline.signatures.length > 0) {
-      parts.push(`**baseline** ${definitionLink(call.baseline.definition)}\n\n\`\`\`python\n${call.baseline.signatures.join('\n')}\n\`\`\``);
-      parts.push(`**target** ${definitionLink(call.definition)}\n\n\`\`\`python\n${call.signatures.join('\n')}\n\`\`\``);
+      // what changed first, then the signature the call must bind to, then the one it was written for
       if (call.changes && call.changes.length > 0) parts.push(call.changes.map((c) => `- ${c}`).join('\n'));
+      parts.push(`**target** ${definitionLink(call.definition)}\n\n${signatureBlock(call.signatures, emphasise)}`);
+      parts.push(`**baseline** ${definitionLink(call.baseline.definition)}\n\n\`\`\`python\n${call.baseline.signatures.join('\n')}\n\`\`\``);
     } else {
-      parts.push('```python\n' + call.signatures.join('\n') + '\n```');
+      parts.push(signatureBlock(call.signatures, emphasise));
       parts.push(`\`${call.callee}\` in the target, ${definitionLink(call.definition)}`);
     }
   } else if (call.unknownReason) {

@@ -1147,23 +1147,31 @@ class FileCheck {
     if (results.some((r) => r.length === 0)) return;
     const common = commonErrors(results);
     const hasStars = parsed.args.some((a) => a.kind === 'star' || a.kind === 'dstar');
+    // the missing arguments of one signature make one finding, as Python names them in one TypeError
+    const missing = new Map<Sig, Array<{ sig: Sig; error: BindError }>>();
+    for (const e of common) if (e.error.kind === 'missing-argument' && e.error.param) missing.set(e.sig, [...(missing.get(e.sig) ?? []), e]);
     for (const { sig, error } of common) {
+      const group = error.kind === 'missing-argument' && error.param ? missing.get(sig) : undefined;
+      if (group && group[0].error !== error) continue;
       const argNode = error.argIndex !== undefined ? parsed.nodes[error.argIndex] : undefined;
       const range = rangeOf(argNode ?? nameNode);
       const fixes = [];
       if (error.kind === 'unexpected-keyword' && argNode) {
         fixes.push(fixRemoveArgument(this.lines, parsed.nodes, error.argIndex!, call.childForFieldName('arguments')!, error.param!));
       }
-      if (error.kind === 'missing-argument' && error.param && !hasStars) {
-        const p = sig.params.find((x) => x.name === error.param);
-        if (p && p.kind !== 'posonly') fixes.push(fixInsertArgument(this.lines, parsed.nodes, call.childForFieldName('arguments')!, error.param, this.scopeNames(scope, call)));
+      if (group && !hasStars) {
+        // positional-only parameters cannot be passed by keyword: those get no fix
+        const names = group.map((g) => g.error.param!);
+        if (names.every((n) => sig.params.find((x) => x.name === n)?.kind !== 'posonly')) {
+          fixes.push(fixInsertArgument(this.lines, parsed.nodes, call.childForFieldName('arguments')!, names, this.scopeNames(scope, call)));
+        }
       }
       this.findings.push({
         file: this.opts.file,
         range,
         severity: 'error',
         code: error.kind,
-        message: `${error.message}. Target signature: ${sigText(sig)}`,
+        message: `${group && group.length > 1 ? missingMessage(group.map((g) => g.error)) : error.message}. Target signature: ${sigText(sig)}`,
         callee: sig.qualname,
         param: error.param,
         fixes,
@@ -1186,6 +1194,21 @@ class FileCheck {
     }
     return names;
   }
+}
+
+/** Python's own words for several missing arguments: "f() missing 2 required positional arguments: 'a' and 'b'". */
+function missingMessage(errors: BindError[]): string {
+  const first = errors[0].message;
+  const name = first.slice(0, first.indexOf(' missing 1 required '));
+  const list = (names: string[]): string => {
+    const q = names.map((n) => `'${n}'`);
+    return q.length <= 2 ? q.join(' and ') : `${q.slice(0, -1).join(', ')}, and ${q[q.length - 1]}`;
+  };
+  const kinds = ['positional argument', 'keyword-only argument'].map((what) => {
+    const names = errors.filter((e) => e.message.endsWith(` ${what}: '${e.param}'`)).map((e) => e.param!);
+    return names.length === 0 ? '' : `${names.length} required ${what}${names.length > 1 ? 's' : ''}: ${list(names)}`;
+  });
+  return `${name} missing ${kinds.filter((k) => k).join(', and ')}`;
 }
 
 type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; method?: string };

@@ -114,11 +114,17 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     }
     if (c.kind === 'default-removed' && c.oldDefault) {
       // insert the old default rather than a placeholder
+      // the fix may insert several missing arguments: only this one's placeholder is filled
+      const oldDefault = c.oldDefault;
+      const placeholder = new RegExp(`(^|[\\s,(])${c.param}=\\$\\{\\d+:\\.\\.\\.\\}`);
       for (const fix of f.fixes) {
-        if (!fix.snippet) continue;
-        fix.snippet = false;
-        fix.title = `Add argument ${c.param}=${c.oldDefault} (its old default)`;
-        for (const e of fix.edits) e.newText = e.newText.replace('${1:...}', c.oldDefault);
+        if (!fix.snippet || !fix.edits.some((e) => placeholder.test(e.newText))) continue;
+        const rest = fix.edits.some((e) => (e.newText.match(/\$\{\d+:/g) ?? []).length > 1);
+        // text that stays a snippet has its own `$`, `}` and `\` escaped
+        const value = rest ? oldDefault.replace(/[$}\\]/g, (m) => `\\${m}`) : oldDefault;
+        for (const e of fix.edits) e.newText = e.newText.replace(placeholder, (_m, pre: string) => `${pre}${c.param}=${value}`);
+        fix.snippet = rest;
+        fix.title = fix.title.replace(`${c.param}=...`, () => `${c.param}=${oldDefault} (its old default)`);
       }
     }
   }

@@ -46,11 +46,22 @@ export function valueFor(param: string, names: ScopeNames): string | undefined {
   return names.find((n) => n === upper || (n.endsWith('_' + upper) && /^[A-Z][A-Z0-9_]*$/.test(n)));
 }
 
-/** Inserts `param=value` as the last argument, following the call's layout. */
-export function fixInsertArgument(lines: string[], args: Node[], argList: Node, param: string, names: ScopeNames): Fix {
-  const value = valueFor(param, names);
-  const text = value ? `${param}=${value}` : `${param}=\${1:...}`;
-  const title = value ? `Add argument ${param}=${value}` : `Add argument ${param}=...`;
+/**
+ * Inserts `param=value` (for several missing parameters, each in turn) after the last argument,
+ * following the call's layout; values not found in scope are snippet placeholders.
+ */
+export function fixInsertArgument(lines: string[], args: Node[], argList: Node, param: string | string[], names: ScopeNames): Fix {
+  const params = Array.isArray(param) ? param : [param];
+  let tabstop = 0;
+  const parts = params.map((p) => {
+    const value = valueFor(p, names);
+    return { shown: `${p}=${value ?? '...'}`, text: value ? `${p}=${value}` : `${p}=\${${++tabstop}:...}` };
+  });
+  const title = `Add argument${params.length > 1 ? 's' : ''} ${parts.map((x) => x.shown).join(', ')}`;
+  const snippet = tabstop > 0;
+  const multiline = args.length > 0 && args[args.length - 1].startPosition.row > argList.startPosition.row;
+  const indent = multiline ? /^\s*/.exec(lines[args[args.length - 1].startPosition.row])![0] : '';
+  const text = parts.map((x) => x.text).join(multiline ? `,\n${indent}` : ', ');
   let edit: TextEdit;
   const open = argList.firstChild;
   if (args.length === 0) {
@@ -60,9 +71,7 @@ export function fixInsertArgument(lines: string[], args: Node[], argList: Node, 
     const e = endOf(last);
     const rest = lines[e.line].slice(e.character);
     const trailingComma = /^\s*,/.exec(rest);
-    const multiline = last.startPosition.row > argList.startPosition.row;
     if (multiline) {
-      const indent = /^\s*/.exec(lines[last.startPosition.row])![0];
       if (trailingComma) {
         const at = pos(e.line, e.character + trailingComma[0].length);
         edit = { range: { start: at, end: at }, newText: `\n${indent}${text},` };
@@ -73,7 +82,7 @@ export function fixInsertArgument(lines: string[], args: Node[], argList: Node, 
       edit = { range: { start: e, end: e }, newText: `, ${text}` };
     }
   }
-  return { title, edits: [edit], snippet: !value, preferred: true, applicability: 'unsafe' };
+  return { title, edits: [edit], snippet, preferred: true, applicability: 'unsafe' };
 }
 
 /** Renames a keyword argument that starts at `at`: `old=value` becomes `new=value`. */

@@ -99,9 +99,14 @@ export async function downloadTo(url: string, dest: string, sha256: string | und
       const fail = (why: string): void => {
         if (finished) return;
         finished = true;
-        out.destroy();
         res.body.destroy();
-        reject(new TargetError(signal?.aborted ? `the download of ${shownUrl(url)} was cancelled` : `the download of ${shownUrl(url)} was cut: ${why}`));
+        const error = new TargetError(signal?.aborted ? `the download of ${shownUrl(url)} was cancelled` : `the download of ${shownUrl(url)} was cut: ${why}`);
+        // the file is opened asynchronously: it is removed once the stream has closed, not before
+        if (out.closed) reject(error);
+        else {
+          out.once('close', () => reject(error));
+          out.destroy();
+        }
       };
       res.body.on('data', (c: Buffer) => {
         transferStats.bytes += c.length;
