@@ -185,4 +185,21 @@ describe('receivers', () => {
       fs.rmSync(lib, { recursive: true, force: true });
     }
   });
+
+  it('a base outside the target that comes first in the MRO may define the method itself', async () => {
+    const text = [
+      'import torch',
+      'from rlib.runner import ModelRunner',
+      'class First(torch.nn.Module, ModelRunner):',
+      '    def go(self):',
+      '        self._prepare_inputs(1)',
+      'class Last(ModelRunner, torch.nn.Module):',
+      '    def go(self):',
+      '        self._prepare_inputs(1)',
+      '',
+    ].join('\n');
+    const r = await checkWith('v2', text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['8:missing-argument']);
+    assert.match(r.calls.find((c) => c.range.start.line === 4)?.unknownReason ?? '', /comes first in the MRO/);
+  });
 });

@@ -262,6 +262,8 @@ export class Receivers {
     if (!mro) return unknown(`the MRO of ${inst.cls.name} cannot be worked out`);
     const classes: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
     let opaque: string | undefined;
+    /** How many classes the engine sees come before the first base it cannot see into. */
+    let seenBeforeOpaque = -1;
     for (const e of mro) {
       if (e.kind === 'class') {
         if (e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
@@ -281,6 +283,7 @@ export class Receivers {
       } else if (e.kind === 'special' && (TRANSPARENT_BASES.has(e.name) || e.name === 'typing.Protocol')) {
         continue;
       } else {
+        if (opaque === undefined) seenBeforeOpaque = classes.length;
         opaque ??= e.kind === 'unknown' ? 'a base class the engine cannot see' : `the base ${e.kind === 'special' ? e.name : e.kind === 'external' ? e.qualname : '?'}`;
         // an unseen class in the MRO may define or assign anything
         if (e.kind === 'unknown') return unknown(`${inst.cls.name} has ${opaque}`);
@@ -288,7 +291,10 @@ export class Receivers {
     }
     // instance attributes shadow methods and class attributes (non-data descriptors)
     const assigned = classes.some((c) => c.cls.attrAssigns.has(attr));
-    const owner = classes.find((c) => c.cls.members.has(attr));
+    const ownerAt = classes.findIndex((c) => c.cls.members.has(attr));
+    const owner = ownerAt >= 0 ? classes[ownerAt] : undefined;
+    // a class outside the target that comes first in the MRO may define the name itself
+    if (owner && opaque && seenBeforeOpaque >= 0 && seenBeforeOpaque <= ownerAt) return unknown(`${inst.cls.name}.${attr} may come from ${opaque}, which comes first in the MRO`);
     if (!assigned && owner) {
       const binds = owner.cls.members.get(attr)!;
       if (binds.every((b) => b.kind === 'def')) {
