@@ -220,14 +220,18 @@ async function main() {
     const hover = page.locator('.monaco-editor .monaco-hover:not(.hidden)', { hasText: 'block_size' });
     // Two parts: the problem (from the diagnostic) and the language server's hover (signature).
     const problemPart = hover.locator('.marker.hover-contents');
-    const serverPart = hover.locator('.code-hover-contents', { hasText: 'Scheduler(' });
+    // the signature, once, with the missing parameter in bold (Markdown, not a code block)
+    const serverPart = hover.locator('.hover-contents:not(.marker)', { hasText: 'Scheduler(vllm_config' });
     await problemPart.waitFor();
     await serverPart.first().waitFor();
     const problemText = await problemPart.innerText();
     assert.match(problemText, /missing 1 required positional argument: 'block_size'/, `hover problem text: ${problemText}`);
-    assert.match(problemText, /apidrift\(missing-argument\)/, `hover should name source and code: ${problemText}`);
+    // with a documentation link the code is a link whose brackets are drawn around it, not text
+    assert.match(problemText, /apidrift\(?missing-argument\)?/, `hover should name source and code: ${problemText}`);
     info(`hover problem: ${JSON.stringify(problemText.slice(0, 160))}...`);
-    info(`hover server part: ${JSON.stringify((await serverPart.first().innerText()).replace(/\s+/g, ' ').slice(0, 160))}...`);
+    const serverText = (await serverPart.first().innerText()).replace(/\s+/g, ' ');
+    assert.equal(await serverPart.first().locator('strong', { hasText: 'block_size' }).count(), 1, `the missing parameter in bold: ${serverText}`);
+    info(`hover server part: ${JSON.stringify(serverText.slice(0, 160))}...`);
     const hoverShot = await shot(page, '2-hover.png');
     await page.keyboard.press('Escape');
     await hover.waitFor({ state: 'hidden' });

@@ -332,7 +332,7 @@ test('(h) with a baseline, findings explain the change, fix all applies every fi
   await vscode.workspace.getConfiguration('apidrift', uri).update('baseline', [TARGET.old], vscode.ConfigurationTarget.Workspace);
   try {
     await waitFor(
-      () => apidriftDiagnostics(doc.uri).some((d) => /`block_size: int` was added as a required parameter/.test(d.message)),
+      () => apidriftDiagnostics(doc.uri).some((d) => /block_size: int was added as a required parameter/.test(d.message)),
       'an explanation from the baseline',
       { describe: () => JSON.stringify(apidriftDiagnostics(doc.uri).map((d) => d.message)) },
     );
