@@ -397,6 +397,20 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       }
     } else inputs.push({ file });
   }
+  // the classes of every file of the project first: overrides in one file count for calls in another
+  const project = inputs.filter((i) => !i.zip && /\.pyi?$/.test(i.file) && !engine.moduleNameOf(i.file));
+  if (project.length > 1) {
+    engine.addProjectFiles(
+      project.flatMap(({ file }) => {
+        try {
+          const st = fs.statSync(file);
+          return st.isFile() && st.size <= MAX_SOURCE_BYTES ? [{ file, text: decodeSource(fs.readFileSync(file)) }] : [];
+        } catch {
+          return []; // reported when the file is checked
+        }
+      }),
+    );
+  }
   for (const { file, zip, rel, module } of inputs) {
     let text: string | undefined;
     if (zip && rel) {

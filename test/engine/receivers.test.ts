@@ -202,4 +202,17 @@ describe('receivers', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['8:missing-argument']);
     assert.match(r.calls.find((c) => c.range.start.line === 4)?.unknownReason ?? '', /comes first in the MRO/);
   });
+
+  it("a subclass in another file of the project that overrides a method differently leaves self's call unknown", async () => {
+    const base = ['from rlib.runner import ModelRunner', 'class Base(ModelRunner):', '    def step(self, out):', '        self._prepare_inputs(out)', ''].join('\n');
+    const sub = ['from base import Base', 'class Sub(Base):', '    def _prepare_inputs(self, out):', '        return out', ''].join('\n');
+    const engine = await Engine.open({ targets: [path.join(DIR, 'v2')] });
+    // checked alone, the call misses num_scheduled_tokens
+    assert.deepEqual(engine.check(base, 'base.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:missing-argument']);
+    // with the project's other file, Sub's override binds the call another way: unknown, and why
+    engine.addProjectFiles([{ file: 'base.py', text: base }, { file: 'sub.py', text: sub }]);
+    const r = engine.check(base, 'base.py');
+    assert.deepEqual(r.findings, []);
+    assert.match(r.calls.find((c) => c.range.start.line === 3)?.unknownReason ?? '', /Sub\._prepare_inputs overrides it/);
+  });
 });

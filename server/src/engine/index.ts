@@ -3,14 +3,14 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult, type CrossVersion, releaseRoot } from './check/check';
+import { CancelledError, Checker, type CheckResult, type CrossVersion, releaseRoot, USER_MODULE } from './check/check';
 import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, initParser, parsePython, parsePythonIncremental, parserGeneration, type Tree } from './parser';
 import { Program } from './resolve/program';
 import { parseRecovering } from './check/recover';
 import { StatementMemo } from './check/statements';
-import { SummaryMemo } from './index/summary';
+import { type ClassInfo, type ModuleSummary, SummaryMemo, summarizeModule } from './index/summary';
 import { DirectoryRoot } from './sources/directoryRoot';
 import { openUserRoots, Target, TargetError } from './sources/target';
 import { openRoots } from './sources/openTargets';
@@ -139,9 +139,10 @@ export class Engine {
       // what the baseline says enters the target's findings through move detection
       const context = this.baseline && this.incremental ? `${this.baseline.program.contentEpoch()}:${this.baseline.program.hasFullIndex}` : '';
       const summaryMemo = this.incremental ? memos.summary : undefined;
-      const result = this.checker.checkTree(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context, summaryMemo });
+      const projectClasses = this.projectClasses.length > 0 ? this.projectClasses : undefined;
+      const result = this.checker.checkTree(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context, summaryMemo, projectClasses });
       if (this.baseline) {
-        const base = this.baseline.checker.checkTree(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, summaryMemo });
+        const base = this.baseline.checker.checkTree(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, summaryMemo, projectClasses });
         explainAgainstBaseline(result, base, file);
       }
       if (!tree.rootNode.hasError) {
@@ -172,6 +173,30 @@ export class Engine {
     this.treesGeneration = parserGeneration;
     this.trees.clear();
     for (const m of this.memos.values()) m.checked = undefined;
+  }
+
+  /** The classes of every file of the project being checked (see `addProjectFiles`). */
+  private projectClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
+
+  /**
+   * The files of a project checked together (a command-line run): their classes are read first,
+   * so that a method a class of one file calls on `self` is compared with the overrides of its
+   * subclasses in the other files. A file that cannot be parsed adds nothing.
+   */
+  addProjectFiles(files: Array<{ file: string; text: string }>): void {
+    for (const { file, text } of files) {
+      let s: ModuleSummary;
+      try {
+        s = summarizeModule(text, USER_MODULE, false, file);
+      } catch {
+        continue;
+      }
+      const add = (c: ClassInfo): void => {
+        this.projectClasses.push({ cls: c, summary: s });
+        for (const bs of c.members.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
+      };
+      for (const bs of s.bindings.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
+    }
   }
 
   /** Statement results of recently checked files, for re-checks after an edit. */

@@ -36,6 +36,11 @@ export interface CheckOptions {
   context?: string;
   /** The file's top-level definitions as last summarised, to take over where unchanged. */
   summaryMemo?: SummaryMemo;
+  /**
+   * The classes of the project's other files (a command-line run over a whole project): their
+   * overrides count for virtual dispatch, as the file's own classes do.
+   */
+  projectClasses?: Array<{ cls: ClassInfo; summary: ModuleSummary }>;
 }
 
 /** Questions about the baseline (and moves within the target) that import checks ask. */
@@ -1023,6 +1028,7 @@ class FileCheck {
       for (const bs of c.members.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
     };
     for (const bs of this.summary.bindings.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
+    for (const c of this.opts.projectClasses ?? []) if (c.summary.file !== this.summary.file) out.push(c);
     return (this.ownClasses = out);
   }
 

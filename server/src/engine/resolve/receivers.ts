@@ -12,6 +12,7 @@
 import type { ClassInfo, FunctionInfo, ModuleSummary } from '../index/summary';
 import { dotted, type Expr } from '../syntax';
 import type { Callables } from './callables';
+import { baseNames } from '../index/indexEntries';
 import type { Program, Value } from './program';
 
 export type Instance = Extract<Value, { kind: 'instance' }>;
@@ -380,10 +381,26 @@ export class Receivers {
         candidates.push(found);
       }
     }
+    // the user's classes that may derive from it by the names their bases mention (their modules
+    // may be ones the engine cannot resolve): an over-estimate, as for the target's
+    const byName = new Set([cls.name]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const u of userClasses) {
+        if (byName.has(u.cls.name)) continue;
+        const names = new Set<string>();
+        for (const b of u.cls.bases) baseNames(b, names);
+        if ([...names].some((n) => byName.has(n))) {
+          byName.add(u.cls.name);
+          grew = true;
+        }
+      }
+    }
     for (const c of candidates) {
       if (c.cls === cls) continue;
       const mro = this.callables.mro(c.cls, c.summary);
-      const derives = !mro || mro.some((e) => e.kind === 'unknown' || (e.kind === 'class' && (e.cls === cls || (e.cls.qualname === cls.qualname && e.cls.line === cls.line))));
+      const userByName = userClasses.includes(c) && byName.has(c.cls.name);
+      const derives = userByName || !mro || mro.some((e) => e.kind === 'unknown' || (e.kind === 'class' && (e.cls === cls || (e.cls.qualname === cls.qualname && e.cls.line === cls.line))));
       if (!derives) continue;
       const own = c.cls.members.get(method);
       if (!own) continue;
