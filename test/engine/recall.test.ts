@@ -168,6 +168,13 @@ describe('recall of general patterns', () => {
     assert.equal(fixed.split('\n')[5], 'from recall.utils.network import get_port');
   });
 
+  it('gives the same hint for the attribute form (module.name) of a name a deprecation shim serves', async () => {
+    const engine = await Engine.open({ targets: [V2] });
+    const r = engine.check('import recall.utils\nrecall.utils.get_port()\n', 'attr.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param ?? f.callee}`).sort(), ['2:deprecated:recall.utils.get_port', '2:missing-argument:host']);
+    assert.match(r.findings.find((f) => f.code === 'deprecated')!.message, /recall\.utils\.get_port is deprecated in the target: .*; it lives in `recall\.utils\.network`/);
+  });
+
   it('reports a missing required field through validators that pass their input on, and not through one that fills it', async () => {
     const r = await result();
     // a logging wrap validator and a checking before validator: the field is still missing

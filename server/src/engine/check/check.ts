@@ -956,7 +956,28 @@ class FileCheck {
     const base = this.valueOfExpr(obj, scope);
     if (!base || base.kind !== 'module' || this.program.isUserModule(base.name.split('.')[0])) return;
     const v = this.program.resolveMember(base.name, attr.text);
-    if (v.kind !== 'missing' || guardedBy(node, HANDLES_ATTRIBUTE_ERROR)) return;
+    if (v.kind !== 'missing') {
+      // `mod.name` served by the module's __getattr__ after a DeprecationWarning
+      const dep = this.opts.moduleName ? undefined : this.program.deprecatedGetattr(base.name, attr.text);
+      if (!dep) return;
+      const to = this.program.resolveMember(dep.module, dep.attr).kind === 'missing' ? undefined : dep.module;
+      const ds = this.program.summary(base.name);
+      this.findings.push({
+        file: this.opts.file,
+        range: rangeOf(attr),
+        severity: 'hint',
+        code: 'deprecated',
+        message: `${base.name}.${attr.text} is deprecated in the target: ${dep.message.replace(/[.\s]+$/, '')}` + (to ? `; it lives in \`${to}\`` : ''),
+        callee: `${base.name}.${attr.text}`,
+        param: null,
+        fixes: [],
+        definition: ds && ds.getattr.kind !== 'none' ? { file: ds.file, line: ds.getattr.line } : null,
+        tags: ['deprecated'],
+        change: `\`${attr.text}\` moved from \`${base.name}\` to \`${dep.module}\``,
+      });
+      return;
+    }
+    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR)) return;
     const s = this.program.summary(base.name);
     this.findings.push({
       file: this.opts.file,
