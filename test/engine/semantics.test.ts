@@ -350,7 +350,7 @@ describe('SEMANTICS D: tricky cases from vLLM 0.16', () => {
       'from lib.utils import get_open_port, cprofile', // 4 ok: in _DEPRECATED_MAPPINGS
       'from lib.utils.math_utils import cdiv as cdiv2', // 5 ok
       'import lib.transformers_utils.tokenizer as tok', // 6
-      'tok.get_tokenizer', // 7 ok
+      'tok.get_tokenizer', // 7 works, with the same deprecated hint as the import
       'tok.cached_tokenizer_from_config', // 8 gone
       'cdiv2(1, 2)', // 9 ok
     ]);
@@ -358,6 +358,7 @@ describe('SEMANTICS D: tricky cases from vLLM 0.16', () => {
       '1:deprecated:lib.transformers_utils.tokenizer.get_tokenizer',
       '2:unknown-import:lib.transformers_utils.tokenizer.cached_tokenizer_from_config',
       '3:unknown-import:lib.utils.cdiv',
+      '7:deprecated:lib.transformers_utils.tokenizer.get_tokenizer',
       '8:unknown-attribute:lib.transformers_utils.tokenizer.cached_tokenizer_from_config',
     ]);
     checkedAt(r, 9);
