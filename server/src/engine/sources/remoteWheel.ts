@@ -10,7 +10,8 @@ import * as path from 'path';
 import * as zlib from 'zlib';
 import { SyncRangeReader } from './httpRange';
 import { shownUrl } from './packageIndex';
-import { decodeSource, type SourceRoot, TargetError } from './sourceRoot';
+import { ArchiveListing } from './archiveListing';
+import { TargetError } from './sourceRoot';
 
 /** One member as the central directory describes it. */
 export interface CentralEntry {
@@ -126,38 +127,18 @@ export interface RangeWheelMeta {
 /** Members fetched one by one before the rest of the sources are fetched together (a full index). */
 const BULK_AFTER = 24;
 
-export class RemoteWheelRoot implements SourceRoot {
+export class RemoteWheelRoot extends ArchiveListing<CentralEntry> {
   readonly label: string;
-  private readonly entries = new Map<string, CentralEntry>();
-  private readonly dirs = new Map<string, Set<string>>();
   private readonly reader = new SyncRangeReader();
   private misses = 0;
 
   /** `dir` is the cache folder of this wheel: fetched members go to `dir/files/`. */
   constructor(readonly dir: string, readonly meta: RangeWheelMeta, label: string) {
+    super();
     this.label = label;
-    this.dirs.set('', new Set());
     for (const e of meta.entries) {
       if (e.name.includes('..') || e.name.startsWith('/')) continue;
-      this.addPath(e);
-    }
-  }
-
-  private addPath(e: CentralEntry): void {
-    const isDir = e.name.endsWith('/');
-    const clean = isDir ? e.name.slice(0, -1) : e.name;
-    if (!clean) return;
-    if (!isDir) this.entries.set(clean, e);
-    const parts = clean.split('/');
-    for (let i = 0; i < parts.length; i++) {
-      const parent = parts.slice(0, i).join('/');
-      let set = this.dirs.get(parent);
-      if (!set) this.dirs.set(parent, (set = new Set()));
-      set.add(parts[i]);
-      if (i < parts.length - 1 || isDir) {
-        const self = parts.slice(0, i + 1).join('/');
-        if (!this.dirs.has(self)) this.dirs.set(self, new Set());
-      }
+      this.addPath(e.name, e);
     }
   }
 
@@ -230,29 +211,6 @@ export class RemoteWheelRoot implements SourceRoot {
       this.fetchMembers(rest.some((x) => x === e) ? rest : [...rest, e]);
     } else this.fetchMembers([e]);
     return fs.readFileSync(file);
-  }
-
-  readText(rel: string): string | undefined {
-    const bytes = this.readBytes(rel);
-    return bytes ? decodeSource(bytes) : undefined;
-  }
-
-  listDir(rel: string): string[] | undefined {
-    const set = this.dirs.get(rel);
-    return set ? [...set] : undefined;
-  }
-
-  isFile(rel: string): boolean {
-    return this.entries.has(rel);
-  }
-
-  isDir(rel: string): boolean {
-    return this.dirs.has(rel);
-  }
-
-  fileVersion(rel: string): string | undefined {
-    const e = this.entries.get(rel);
-    return e ? `${e.crc}:${e.size}` : undefined;
   }
 
   displayPath(rel: string): string {

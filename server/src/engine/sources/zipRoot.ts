@@ -1,6 +1,7 @@
 import * as fs from 'fs';
 import * as zlib from 'zlib';
-import { decodeSource, MAX_SOURCE_BYTES, type SourceRoot, TargetError } from './sourceRoot';
+import { ArchiveListing } from './archiveListing';
+import { MAX_SOURCE_BYTES, TargetError } from './sourceRoot';
 
 interface Entry {
   method: number;
@@ -53,13 +54,12 @@ export function crc32(data: Uint8Array): number {
  * is checked against that size and its CRC-32: a damaged or lying archive is a TargetError, never
  * a wrong text, an unbounded allocation or a crash.
  */
-export class ZipRoot implements SourceRoot {
+export class ZipRoot extends ArchiveListing<Entry> {
   readonly label: string;
   private readonly length: number;
-  private readonly entries = new Map<string, Entry>();
-  private readonly dirs = new Map<string, Set<string>>();
 
   constructor(readonly file: string) {
+    super();
     this.label = file;
     try {
       const st = fs.statSync(file);
@@ -140,7 +140,6 @@ export class ZipRoot implements SourceRoot {
     // every entry takes 46 bytes at least: a count the directory cannot hold is a lie
     if (count * 46 > cdSize) this.fail(`central directory too small for ${count} entries`);
     const d = this.read(cdOffset, cdSize);
-    this.dirs.set('', new Set());
     let sourceBytes = 0;
     let p = 0;
     let n = 0;
@@ -202,24 +201,6 @@ export class ZipRoot implements SourceRoot {
     if (zip64 ? n !== count : n % 0x10000 !== count) this.fail(`the directory lists ${n} entries, the end record ${count}`);
   }
 
-  private addPath(name: string, entry: Entry): void {
-    const isDir = name.endsWith('/');
-    const clean = isDir ? name.slice(0, -1) : name;
-    if (!clean) return;
-    if (!isDir) this.entries.set(clean, entry);
-    const parts = clean.split('/');
-    for (let i = 0; i < parts.length; i++) {
-      const parent = parts.slice(0, i).join('/');
-      let set = this.dirs.get(parent);
-      if (!set) this.dirs.set(parent, (set = new Set()));
-      set.add(parts[i]);
-      if (i < parts.length - 1 || isDir) {
-        const self = parts.slice(0, i + 1).join('/');
-        if (!this.dirs.has(self)) this.dirs.set(self, new Set());
-      }
-    }
-  }
-
   /**
    * A member's bytes, checked against its declared size and CRC-32; undefined when there is no
    * such member. Throws TargetError for a member that is damaged, lies about its size, is
@@ -252,29 +233,6 @@ export class ZipRoot implements SourceRoot {
     if (out.length !== e.size) this.fail(`member ${rel} holds ${out.length > e.size ? 'more' : 'fewer'} bytes than its declared ${e.size}`);
     if (crc32(out) !== e.crc) this.fail(`member ${rel} fails its CRC-32 check`);
     return out;
-  }
-
-  readText(rel: string): string | undefined {
-    const bytes = this.readBytes(rel);
-    return bytes ? decodeSource(bytes) : undefined;
-  }
-
-  listDir(rel: string): string[] | undefined {
-    const set = this.dirs.get(rel);
-    return set ? [...set] : undefined;
-  }
-
-  isFile(rel: string): boolean {
-    return this.entries.has(rel);
-  }
-
-  isDir(rel: string): boolean {
-    return this.dirs.has(rel);
-  }
-
-  fileVersion(rel: string): string | undefined {
-    const e = this.entries.get(rel);
-    return e ? `${e.crc}:${e.size}` : undefined;
   }
 
   displayPath(rel: string): string {
