@@ -72,6 +72,10 @@ describe('receivers', () => {
     assert.match(reasonAt('self.helper.help()'), /HelperA and of HelperB/);
     // an instance attribute that shadows the method
     assert.match(reasonAt('self.execute(out)'), /instances also assign/);
+    // super() in a class whose subclass mixes in another base reaches another method
+    assert.match(reasonAt('super()._prepare_inputs(out)'), /in MixedRunner, super\(\) after SuperRunner reaches another _prepare_inputs/);
+    // an attribute only ever set to None
+    assert.match(reasonAt('self.pending.schedule()'), /only None is assigned to pending/);
     // a Protocol: any class with the right methods may stand for it
     assert.match(reasonAt('worker.execute(1, 2)'), /Protocol/);
   });

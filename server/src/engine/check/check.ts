@@ -8,7 +8,7 @@ import { type Access, Callables, type CallSpec, type Sig, sigText } from '../res
 import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
 import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
-import { GENERATED, type Program, type Value } from '../resolve/program';
+import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { type Instance, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { stringValue } from '../syntax';
@@ -18,7 +18,7 @@ import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 import { applySuppressions } from './suppress';
 
-export const USER_MODULE = '__apidrift_user__';
+export const USER_MODULE = USER_FILE_MODULE;
 
 export interface CheckOptions {
   /** Path of the file, as shown in findings. */
@@ -1000,9 +1000,9 @@ class FileCheck {
       const obj = fn.childForFieldName('object');
       const attr = fn.childForFieldName('attribute')?.text;
       if (obj?.type === 'call' && obj.childForFieldName('function')?.text === 'super' && attr) {
-        // Inside the target itself a class is usually a base of others, and super() follows the
-        // MRO of the instance's class: only the user's own classes are checked.
-        return this.opts.moduleName ? undefined : this.superSpec(obj, attr, scope);
+        // super() follows the MRO of the instance's class: checkCall asks the class's known
+        // subclasses whether they reach the same method
+        return this.superSpec(obj, attr, scope);
       }
       if (!obj || !attr) return undefined;
       const base = this.valueOfExpr(obj, scope);
@@ -1067,7 +1067,7 @@ class FileCheck {
     const v = this.checker.callables.superMember(mro, 1, attr);
     if (!v) return undefined;
     // __new__ is a static method: super().__new__(cls, ...) passes cls explicitly
-    return { spec: this.checker.callables.specOf(v, attr === '__new__' ? 'class' : 'instance'), value: v };
+    return { spec: this.checker.callables.specOf(v, attr === '__new__' ? 'class' : 'instance'), value: v, superOf: { cls: clsScope.cls, method: attr } };
   }
 
   private callArgs(call: Node): { args: CallArg[]; nodes: Node[] } | undefined {
@@ -1139,6 +1139,26 @@ class FileCheck {
         },
         this.fileClasses(),
         !this.isUser(receiver.summary),
+      );
+      if (why) {
+        this.unknownCall(call, nameNode, spec.qualname, why);
+        return;
+      }
+    }
+    if (resolved.superOf) {
+      // in a subclass that mixes in other bases, super() may reach another class's method
+      const access: Access = resolved.superOf.method === '__new__' ? 'class' : 'instance';
+      const why = this.checker.receivers.superDispatch(
+        resolved.superOf.cls,
+        this.summary,
+        resolved.superOf.method,
+        outcomeKey(results),
+        (v) => {
+          const s2 = this.checker.callables.specOf(v, access);
+          return s2.kind === 'known' ? outcomeKey(bindAlternatives(s2, parsed.args)) : undefined;
+        },
+        this.fileClasses(),
+        !this.isUser(this.summary),
       );
       if (why) {
         this.unknownCall(call, nameNode, spec.qualname, why);
@@ -1238,7 +1258,7 @@ function missingMessage(errors: BindError[]): string {
   return `${name} missing ${kinds.filter((k) => k).join(', and ')}`;
 }
 
-type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; method?: string };
+type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; method?: string; superOf?: { cls: ClassInfo; method: string } };
 
 type Outcome = Array<Array<{ sig: Sig; error: BindError }>>;
 

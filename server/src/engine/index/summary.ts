@@ -75,7 +75,8 @@ export interface ClassInfo {
   /**
    * How each instance attribute is assigned in the class's methods, one entry per assignment:
    * `call:<dotted callee>` for `self.x = a.b.C(...)`, `ann:<annotation>` for `self.x: C = ...`,
-   * `?` for anything else (other values, augmented assignments, unpacking, loop targets).
+   * `none` for `self.x = None`, `?` for anything else (other values, augmented assignments,
+   * unpacking, loop targets).
    */
   attrAssigns: Map<string, string[]>;
 }
@@ -912,6 +913,12 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         add(m[1], close > 0 && /^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200)) ? `call:${call[1]}` : '?');
         continue;
       }
+      // `self.x = None`: a method called on the attribute fails while it holds None, so where such
+      // a call runs the attribute holds one of the other values assigned
+      if (/^\s*=(?!=)\s*None[ \t]*(#[^\n]*)?(\r?\n|$)/.test(after)) {
+        add(m[1], 'none');
+        continue;
+      }
       const ann = /^\s*:\s*([^=\n]+?)\s*(=(?!=)|\n|$)/.exec(after);
       if (ann) {
         add(m[1], `ann:${ann[1].replace(/\s+/g, ' ')}`);
@@ -927,7 +934,8 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
     }
     if (/^\s*(=(?!=)|[-+*/%&|^@]=|\/\/=|\*\*=|<<=|>>=)/.test(after)) add(m[1], '?');
     else if (/^\s*[,)\]]/.test(after) && topLevelAssign(line) > lineBefore.length) add(m[1], '?');
-    else if (/\b(for|as)\s+[(\[]?[\w., ]*$/.test(lineBefore)) add(m[1], '?');
+    // a loop or `with` target (`for self.x in ...`), not a loop over it (`for r in self.x`)
+    else if (/\b(for|as)\s+[(\[]?(?:(?!\bin\b)[\w., ])*$/.test(lineBefore)) add(m[1], '?');
   }
 }
 

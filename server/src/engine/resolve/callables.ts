@@ -70,13 +70,13 @@ export function exprText(e: Expr | undefined): string {
   }
 }
 
-type Entry =
+export type Entry =
   | { kind: 'class'; cls: ClassInfo; summary: ModuleSummary }
   | { kind: 'special'; name: string }
   | { kind: 'external'; qualname: string }
   | { kind: 'unknown'; reason: string };
 
-function sameEntry(a: Entry, b: Entry): boolean {
+export function sameEntry(a: Entry, b: Entry): boolean {
   if (a === b) return true;
   if (a.kind === 'class' && b.kind === 'class') return a.cls === b.cls;
   if (a.kind === 'special' && b.kind === 'special') return a.name === b.name;

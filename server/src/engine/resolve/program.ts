@@ -15,6 +15,9 @@ import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, re
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import type { ArgExpr, Expr } from '../syntax';
 
+/** The module name a checked file is summarised under (it has no module name of its own). */
+export const USER_FILE_MODULE = '__apidrift_user__';
+
 export type Value =
   | { kind: 'module'; name: string }
   | { kind: 'class'; cls: ClassInfo; summary: ModuleSummary }

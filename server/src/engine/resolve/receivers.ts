@@ -11,9 +11,9 @@
  */
 import type { ClassInfo, FunctionInfo, ModuleSummary } from '../index/summary';
 import { dotted, type Expr } from '../syntax';
-import type { Callables } from './callables';
+import { sameEntry, type Callables } from './callables';
 import { baseNames } from '../index/indexEntries';
-import type { Program, Value } from './program';
+import { USER_FILE_MODULE, type Program, type Value } from './program';
 
 export type Instance = Extract<Value, { kind: 'instance' }>;
 type Unknown = Extract<Value, { kind: 'unknown' }>;
@@ -319,11 +319,13 @@ export class Receivers {
     if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
     const results: Value[] = [];
     for (const c of classes) {
-      for (const d of c.cls.attrAssigns.get(attr) ?? []) results.push(this.assignedValue(d, c.cls, c.summary));
+      for (const d of c.cls.attrAssigns.get(attr) ?? []) if (d !== 'none') results.push(this.assignedValue(d, c.cls, c.summary));
       for (const f of c.cls.fields) if (f.name === attr) results.push(this.annotated(f.annotation, c.summary, c.cls));
       const cv = c.cls.members.get(attr);
       if (cv && !c.cls.fields.some((f) => f.name === attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
     }
+    // only None is ever assigned: nothing is known of the class a call on it would need
+    if (results.length === 0) return unknown(`only None is assigned to ${attr}`);
     return agree(results);
   }
 
@@ -383,6 +385,76 @@ export class Receivers {
     }
     // the user's classes that may derive from it by the names their bases mention (their modules
     // may be ones the engine cannot resolve): an over-estimate, as for the target's
+    const byName = this.derivedByName(cls, userClasses);
+    for (const c of candidates) {
+      if (c.cls === cls) continue;
+      const mro = this.callables.mro(c.cls, c.summary);
+      const userByName = userClasses.includes(c) && byName.has(c.cls.name);
+      const derives = userByName || !mro || mro.some((e) => e.kind === 'unknown' || (e.kind === 'class' && (e.cls === cls || (e.cls.qualname === cls.qualname && e.cls.line === cls.line))));
+      if (!derives) continue;
+      const own = c.cls.members.get(method);
+      if (!own) continue;
+      const v = this.program.classMember(c.cls, c.summary, method);
+      if (!v) continue;
+      const key = bindKey(v);
+      if (key === undefined || key !== expected) return `${shownName(c.cls)}.${method} overrides it and binds the call differently`;
+    }
+    return undefined;
+  }
+  /**
+   * `super().method(...)` in a method of `cls`: super() follows the MRO of the instance's class,
+   * so in a subclass that mixes in other bases the class after `cls` may be another one. The call
+   * is checked only when, in every known subclass (the target's, from its full index, and the
+   * user's classes given) whose MRO differs after `cls`, the method found binds the call the
+   * same way. Returns the reason to stay unknown, or undefined.
+   */
+  superDispatch(
+    cls: ClassInfo,
+    summary: ModuleSummary,
+    method: string,
+    expected: string,
+    bindKey: (v: Value) => string | undefined,
+    userClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }>,
+    inTarget: boolean,
+  ): string | undefined {
+    const isCls = (e: { kind: string; cls?: ClassInfo }): boolean => e.kind === 'class' && (e.cls === cls || (e.cls!.qualname === cls.qualname && e.cls!.line === cls.line && e.cls!.module === cls.module));
+    const own = this.callables.mro(cls, summary);
+    const at = own ? own.findIndex(isCls) : -1;
+    if (!own || at < 0) return `the MRO of ${cls.name} cannot be worked out`;
+    const tail = own.slice(at + 1);
+    const candidates: Array<{ cls: ClassInfo; summary: ModuleSummary; byName?: boolean }> = [];
+    const byName = this.derivedByName(cls, userClasses);
+    for (const u of userClasses) if (u.cls !== cls) candidates.push({ ...u, byName: byName.has(u.cls.name) });
+    if (inTarget) {
+      const subs = this.program.possibleSubclasses(cls.name);
+      if (!subs) return 'the target is not indexed yet, so its subclasses are unknown';
+      for (const r of subs) {
+        if (r.qualname === cls.qualname && r.module === cls.module) continue;
+        const found = this.program.classByQualname(r.module, r.qualname);
+        if (!found) return `${r.qualname} cannot be read`;
+        candidates.push(found);
+      }
+    }
+    for (const c of candidates) {
+      if (c.cls === cls) continue;
+      const mro = this.callables.mro(c.cls, c.summary);
+      if (!mro) {
+        if (c.byName) return `the MRO of ${c.cls.name}, which may derive from ${cls.name}, cannot be worked out`;
+        continue;
+      }
+      const i = mro.findIndex(isCls);
+      if (i < 0) continue;
+      const rest = mro.slice(i + 1);
+      if (rest.length === tail.length && rest.every((e, k) => sameEntry(e, tail[k]))) continue;
+      const v = this.callables.superMember(mro, i + 1, method);
+      const key = v ? bindKey(v) : 'nothing';
+      if (key === undefined || key !== expected) return `in ${shownName(c.cls)}, super() after ${cls.name} reaches another ${method}`;
+    }
+    return undefined;
+  }
+
+  /** The names of the user's classes that may derive from `cls` by the names their bases mention (an over-estimate). */
+  private derivedByName(cls: ClassInfo, userClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }>): Set<string> {
     const byName = new Set([cls.name]);
     for (let grew = true; grew; ) {
       grew = false;
@@ -396,21 +468,13 @@ export class Receivers {
         }
       }
     }
-    for (const c of candidates) {
-      if (c.cls === cls) continue;
-      const mro = this.callables.mro(c.cls, c.summary);
-      const userByName = userClasses.includes(c) && byName.has(c.cls.name);
-      const derives = userByName || !mro || mro.some((e) => e.kind === 'unknown' || (e.kind === 'class' && (e.cls === cls || (e.cls.qualname === cls.qualname && e.cls.line === cls.line))));
-      if (!derives) continue;
-      const own = c.cls.members.get(method);
-      if (!own) continue;
-      const v = this.program.classMember(c.cls, c.summary, method);
-      if (!v) continue;
-      const key = bindKey(v);
-      if (key === undefined || key !== expected) return `${c.cls.qualname}.${method} overrides it and binds the call differently`;
-    }
-    return undefined;
+    return byName;
   }
+}
+
+/** A class as a reason names it: its dotted name, without the module name the checked file is given. */
+function shownName(cls: ClassInfo): string {
+  return cls.module === USER_FILE_MODULE ? cls.qualname.slice(cls.module.length + 1) : cls.qualname;
 }
 
 /** One class from several sources, when they all name the same one (exact only when all are exact). */
