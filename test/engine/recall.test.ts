@@ -193,4 +193,85 @@ describe('recall of general patterns', () => {
     assert.equal(method('Checked', 'check').passesInput, true);
     for (const [cls, name] of [['Filled', 'fill'], ['Guarded', 'default'], ['Prepared', 'prepare']]) assert.equal(method(cls, name).passesInput, undefined, `${cls}.${name}`);
   });
+
+  it("sees through a wrapper that takes the function's own first parameters before *args and hands them all on", async () => {
+    const lib = {
+      'wlib/__init__.py': '',
+      'wlib/deco.py': [
+        'from functools import wraps',
+        '',
+        'def reloadable(fn):',
+        '    @wraps(fn)',
+        '    def wrapped(self, weights, *args, **kwargs):',
+        '        if not getattr(self, "reload", False):',
+        '            return fn(self, weights, *args, **kwargs)',
+        '        out = fn(self, weights, *args, **kwargs)',
+        '        return out',
+        '    return wrapped',
+        '',
+        'def extra(fn):',
+        '    def wrapped(self, weights, *args, **kwargs):',
+        '        return fn(self, weights, 1, *args, **kwargs)',
+        '    return wrapped',
+        '',
+        'def renamed(fn):',
+        '    def wrapped(self, w, *args, **kwargs):',
+        '        return fn(self, w, *args, **kwargs)',
+        '    return wrapped',
+        '',
+        'def plus(fn):',
+        '    def wrapped(*args, **kwargs):',
+        '        return fn(*args, 1, **kwargs)',
+        '    return wrapped',
+        '',
+        'def defaulted(fn):',
+        '    def wrapped(self, weights=None, *args, **kwargs):',
+        '        return fn(self, weights, *args, **kwargs)',
+        '    return wrapped',
+        '',
+      ].join('\n'),
+      'wlib/loader.py': [
+        'from wlib.deco import reloadable, extra, renamed, defaulted, plus',
+        '',
+        'class Loader:',
+        '    @reloadable',
+        '    def load(self, weights, strict):',
+        '        pass',
+        '',
+        '    @extra',
+        '    def load_extra(self, weights, strict):',
+        '        pass',
+        '',
+        '    @renamed',
+        '    def load_renamed(self, weights, strict):',
+        '        pass',
+        '',
+        '    @plus',
+        '    def load_plus(self, weights, strict):',
+        '        pass',
+        '',
+        '    @defaulted',
+        '    def load_defaulted(self, weights, strict):',
+        '        pass',
+        '',
+      ].join('\n'),
+    };
+    const code = [
+      'from wlib.loader import Loader',
+      'l = Loader()',
+      'l.load([], strict=True, bogus=1)',
+      'l.load([])',
+      'l.load([], True)',
+      'l.load_extra([], strict=True, bogus=1)',
+      'l.load_renamed([], strict=True, bogus=1)',
+      'l.load_defaulted([], strict=True, bogus=1)',
+      'l.load_plus([], strict=True, bogus=1)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), ['3:unexpected-keyword', '4:missing-argument']);
+    assert.equal(callAt(r, 5).status ?? 'checked', 'checked');
+    // the wrapper adds an argument, names its parameter otherwise, or gives it a default: not followed
+    for (const line of [6, 7, 8, 9]) assert.match(callAt(r, line).unknownReason ?? '', /may change the signature/, `line ${line}`);
+  });
 });

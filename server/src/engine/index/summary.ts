@@ -12,8 +12,14 @@ export interface FunctionInfo {
   params: Param[];
   decorators: Expr[];
   line: number;
-  /** Decorator analysis: the function returns an inner `(*args, **kwargs)` wrapper that calls its first parameter with them unchanged. */
+  /**
+   * Decorator analysis: the function returns an inner `(*args, **kwargs)` wrapper (or `(a, b,
+   * *args, **kwargs)`, see `forwardedLeading`) whose every call of the decorator's first parameter
+   * passes exactly those, unchanged.
+   */
   forwardsWrapper: boolean;
+  /** The wrapper's plain parameters before `*args`, passed on positionally in the same order (no defaults). */
+  forwardedLeading?: string[];
   /**
    * Decorator analysis: called with an object (not None) as its first positional argument, the
    * function returns it on every path, never replacing or patching it (`return obj`, `return
@@ -273,6 +279,22 @@ function onlyForwarded(body: Node, name: string, star: 'list_splat' | 'dictionar
   };
   visit(body);
   return ok && seen;
+}
+
+/** Every call of `fn` in a body passes exactly `args` (argument texts, in order), and nothing else. */
+function forwardingCalls(body: Node, fn: string, args: string[]): boolean {
+  let ok = true;
+  const visit = (n: Node): void => {
+    if (!ok) return;
+    if (n.type === 'call' && n.childForFieldName('function')?.text === fn) {
+      const list = n.childForFieldName('arguments');
+      const got = list?.type === 'argument_list' ? list.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment').map((c) => c.text.replace(/\s+/g, '')) : undefined;
+      if (!got || got.length !== args.length || got.some((a, i) => a !== args[i])) ok = false;
+    }
+    for (const c of n.namedChildren) if (c) visit(c);
+  };
+  visit(body);
+  return ok;
 }
 
 /** The attributes a body writes on `name` (`name.x = ...`, `setattr(name, "x", ...)`; `*` for a computed name). */
@@ -618,11 +640,23 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
       const ip = info.returnedInner.params;
       const innerBody = d.childForFieldName('body');
       info.forwardsWrapper = false;
-      if (first && !whenNone && innerBody && ip.length === 2 && ip[0].kind === 'varargs' && ip[1].kind === 'varkw') {
+      const n = ip.length;
+      const lead = ip.slice(0, -2);
+      if (
+        first &&
+        !whenNone &&
+        innerBody &&
+        n >= 2 &&
+        ip[n - 2].kind === 'varargs' &&
+        ip[n - 1].kind === 'varkw' &&
+        lead.every((p) => p.kind === 'normal' && !p.hasDefault && !rebinds(bodyText(d), p.name))
+      ) {
         info.forwardsWrapper =
-          onlyForwarded(innerBody, ip[0].name, 'list_splat', first) &&
-          onlyForwarded(innerBody, ip[1].name, 'dictionary_splat', first) &&
+          onlyForwarded(innerBody, ip[n - 2].name, 'list_splat', first) &&
+          onlyForwarded(innerBody, ip[n - 1].name, 'dictionary_splat', first) &&
+          forwardingCalls(innerBody, first, [...lead.map((p) => p.name), `*${ip[n - 2].name}`, `**${ip[n - 1].name}`]) &&
           !patchesOrRebinds(body, first);
+        if (info.forwardsWrapper && lead.length) info.forwardedLeading = lead.map((p) => p.name);
       }
     }
   }

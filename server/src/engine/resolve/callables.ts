@@ -186,7 +186,7 @@ export class Callables {
   // ---- functions ----
 
   /** The effect of a function decorator on the call signature. */
-  private functionDecorator(d: Expr, summary: ModuleSummary): 'static' | 'classmethod' | 'transparent' | { unknown: string } {
+  private functionDecorator(d: Expr, summary: ModuleSummary, decorated?: FunctionInfo): 'static' | 'classmethod' | 'transparent' | { unknown: string } {
     const isCall = d.kind === 'call';
     const callee = this.program.evalExpr(isCall ? d.callee : d, summary);
     if (callee.kind === 'special') {
@@ -197,7 +197,11 @@ export class Callables {
     }
     if (callee.kind === 'function') {
       const fn = appliedDecorator(d, callee.fn);
-      if (fn?.forwardsWrapper || fn?.returnsFirstArg) return 'transparent';
+      if (fn?.returnsFirstArg) return 'transparent';
+      // a wrapper that takes a few plain parameters before *args binds like the function it wraps
+      // when those are the function's own first parameters, by name and kind, without defaults
+      const lead = fn?.forwardedLeading;
+      if (fn?.forwardsWrapper && (!lead || (decorated && lead.every((name, i) => decorated.params[i]?.name === name && decorated.params[i].kind === 'normal' && !decorated.params[i].hasDefault)))) return 'transparent';
       return { unknown: `decorator ${callee.fn.name} may change the signature` };
     }
     if (callee.kind === 'external' && /^builtins\.(staticmethod|classmethod)$/.test(callee.qualname)) return callee.qualname.endsWith('staticmethod') ? 'static' : 'classmethod';
@@ -207,7 +211,7 @@ export class Callables {
   functionSpec(fn: FunctionInfo, summary: ModuleSummary, owner: ClassInfo | undefined, access: Access): CallSpec {
     let binding: 'none' | 'first' = owner && access === 'instance' ? 'first' : 'none';
     for (const d of fn.decorators) {
-      const k = this.functionDecorator(d, summary);
+      const k = this.functionDecorator(d, summary, fn);
       if (k === 'static') binding = 'none';
       else if (k === 'classmethod') binding = owner ? 'first' : 'none';
       else if (k !== 'transparent') return unknown(k.unknown);
