@@ -374,11 +374,14 @@ class Odd:
       '        self.other = Engine(3)',
       '    def go(self):',
       '        self.engine.run(verbose=True)', // missing steps
-      '        self.other.run()', // assigned twice: silent
+      '        self.other.run()', // assigned twice, once a value not followed: silent
+      '        self.later.run()', // None until reset: a call on it runs only on the Engine
       '    def reset(self):',
-      '        self.other = None',
+      '        self.other = []',
+      '        self.later = None',
+      '        self.later = Engine(5)',
     ].join('\n'));
-    assert.deepEqual(brief(r).sort(), ['19:missing-argument:steps', '5:missing-argument:steps', '6:missing-argument:kind']);
+    assert.deepEqual(brief(r).sort(), ['19:missing-argument:steps', '21:missing-argument:steps', '5:missing-argument:steps', '6:missing-argument:kind']);
   });
 });
 

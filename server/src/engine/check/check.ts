@@ -9,7 +9,7 @@ import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
 import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
-import { type Instance, Receivers } from '../resolve/receivers';
+import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
@@ -715,6 +715,7 @@ class FileCheck {
       const base = this.valueOfExpr(obj, scope);
       if (!base) return undefined;
       if (base.kind === 'instance') return this.checker.receivers.member(base, attr.text);
+      if (isInstanceUnion(base)) return agree(base.values.map((b) => this.checker.receivers.member(b, attr.text)));
       return this.program.attribute(base, attr.text);
     }
     if (node.type === 'subscript') {
@@ -1013,6 +1014,14 @@ class FileCheck {
         if (v.kind === 'unknown') return this.targetish(base) ? { untraced: v.reason } : undefined;
         return { spec: this.checker.callables.specOf(v, 'instance'), value: v, receiver: base, method: attr };
       }
+      if (isInstanceUnion(base)) {
+        // an instance of one of several classes: the call is checked against each class's method
+        const members = base.values.map((b) => this.checker.receivers.member(b, attr));
+        const bad = members.find((m) => m.kind !== 'function');
+        if (bad) return this.targetish(base) ? { untraced: bad.kind === 'unknown' ? bad.reason : `${attr} is not a method of every class it may hold` } : undefined;
+        const value: Value = { kind: 'anyOf', values: members };
+        return { spec: this.checker.callables.specOf(value, 'instance'), value, receivers: base.values, method: attr };
+      }
       const v = this.program.attribute(base, attr);
       const access: Access = base.kind === 'class' ? 'class' : 'plain';
       if (v.kind === 'missing') return undefined; // reported as unknown-attribute
@@ -1124,10 +1133,18 @@ class FileCheck {
     const parsed = this.callArgs(call);
     if (!parsed) return;
     const results = bindAlternatives(spec, parsed.args);
-    const receiver = resolved.receiver;
-    if (receiver?.declared && resolved.method) {
+    const expected = outcomeKey(results);
+    if (resolved.receivers) {
+      // each class the receiver may hold must bind the call the same way
+      const keys = new Set(results.map((r) => outcomeKey([r])));
+      if (keys.size > 1) {
+        this.unknownCall(call, nameNode, spec.qualname, `it may hold an instance of ${resolved.receivers.map((r) => r.cls.name).join(' or ')}, whose ${resolved.method} bind the call differently`);
+        return;
+      }
+    }
+    for (const receiver of resolved.receivers ?? (resolved.receiver ? [resolved.receiver] : [])) {
+      if (!receiver.declared || !resolved.method) continue;
       // the runtime class may be a subclass: every override must bind the call the same way
-      const expected = outcomeKey(results);
       const why = this.checker.receivers.dispatch(
         receiver.cls,
         receiver.summary,
@@ -1258,7 +1275,7 @@ function missingMessage(errors: BindError[]): string {
   return `${name} missing ${kinds.filter((k) => k).join(', and ')}`;
 }
 
-type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; method?: string; superOf?: { cls: ClassInfo; method: string } };
+type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; receivers?: Instance[]; method?: string; superOf?: { cls: ClassInfo; method: string } };
 
 type Outcome = Array<Array<{ sig: Sig; error: BindError }>>;
 

@@ -485,16 +485,28 @@ export function agree(values: Value[]): Value {
     const same = values.every((v) => v.kind === 'external' && v.qualname === first.qualname && JSON.stringify(v.args) === JSON.stringify(first.args) && v.summary === first.summary);
     return same ? first : { kind: 'external', qualname: first.qualname };
   }
-  let cls: Instance | undefined;
-  let declared = false;
-  for (const v of values) {
-    if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`a ${v.kind} value`);
-    if (cls && !(cls.cls === v.cls || (cls.cls.qualname === v.cls.qualname && cls.cls.line === v.cls.line && cls.summary.file === v.summary.file))) {
-      return unknown(`assigned instances of ${cls.cls.name} and of ${v.cls.name}`);
+  // one instance per class, declared when any source declares it
+  const classes: Instance[] = [];
+  for (const v0 of values) {
+    const vs = isInstanceUnion(v0) ? v0.values : [v0];
+    for (const v of vs) {
+      if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`a ${v.kind} value`);
+      const at = classes.findIndex((c) => c.cls === v.cls || (c.cls.qualname === v.cls.qualname && c.cls.line === v.cls.line && c.summary.file === v.summary.file));
+      if (at < 0) classes.push({ kind: 'instance', cls: v.cls, summary: v.summary, declared: !!v.declared });
+      else if (v.declared && !classes[at].declared) classes[at] = { ...classes[at], declared: true };
     }
-    cls ??= v;
-    declared ||= !!v.declared;
   }
-  return { kind: 'instance', cls: cls!.cls, summary: cls!.summary, declared };
+  if (classes.length === 1) return classes[0];
+  if (classes.length > MAX_UNION) return unknown(`assigned instances of ${classes.length} classes`);
+  // instances of several classes: a call on it is checked against each (see isInstanceUnion)
+  return { kind: 'anyOf', values: classes };
+}
+
+/** The most classes a value may hold that a call on it is still checked against, each in turn. */
+const MAX_UNION = 4;
+
+/** A value that is an instance of one of several classes (from assignments that disagree). */
+export function isInstanceUnion(v: Value): v is { kind: 'anyOf'; values: Instance[] } {
+  return v.kind === 'anyOf' && v.values.length > 0 && v.values.every((x) => x.kind === 'instance');
 }
 
