@@ -13,9 +13,22 @@ export function stdlibZip(version: '311' | '312' | '313' | '314'): string {
   return path.join(ROOT, 'node_modules', `stdlib-py${version}`, 'python_stdlib.zip');
 }
 
-/** Writes files into a fresh temporary folder and returns its path. */
+/** The temporary folders of this test process, removed when it exits. */
+const trees: string[] = [];
+process.once('exit', () => {
+  for (const dir of trees) {
+    try {
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // already gone, or not ours to remove any more
+    }
+  }
+});
+
+/** Writes files into a fresh temporary folder (removed when the test process exits) and returns its path. */
 export function tempTree(files: Record<string, string>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'apidrift-test-'));
+  trees.push(dir);
   for (const [rel, text] of Object.entries(files)) {
     const p = path.join(dir, rel);
     fs.mkdirSync(path.dirname(p), { recursive: true });
