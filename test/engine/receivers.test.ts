@@ -143,6 +143,24 @@ describe('receivers', () => {
     }
   });
 
+  it("a user file inside the user's folders resolves its relative imports", async () => {
+    const proj = tempTree({
+      'src/myapp/__init__.py': '',
+      'src/myapp/serving.py': ['from rlib.runner import Scheduler', '', '', 'class MyScheduler(Scheduler):', '    pass', ''].join('\n'),
+    });
+    const text = ['from .serving import MyScheduler', 'from . import serving', 'MyScheduler(None)', 'serving.MyScheduler(None, 16, 3)', ''].join('\n');
+    try {
+      const engine = await Engine.open({ targets: [path.join(DIR, 'v2')], sourceRoots: [proj, path.join(proj, 'src')] });
+      const r = engine.check(text, path.join(proj, 'src', 'myapp', 'main.py'));
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['3:missing-argument', '4:too-many-positional']);
+      // outside the user's folders the file is a script: its relative imports are not followed
+      const outside = await Engine.open({ targets: [path.join(DIR, 'v2')] });
+      assert.deepEqual(outside.check(text, path.join(proj, 'src', 'myapp', 'main.py')).findings, []);
+    } finally {
+      fs.rmSync(proj, { recursive: true, force: true });
+    }
+  });
+
   it('a user module never shadows a target module of the same name', async () => {
     const proj = tempTree({ 'rlib/__init__.py': '', 'rlib/runner.py': 'class Scheduler:\n    def __init__(self):\n        pass\n' });
     try {

@@ -129,7 +129,8 @@ export class Engine {
     this.dropDeadTrees();
     this.program.nextGeneration();
     const mod = module ?? this.moduleNameOf(file);
-    const opts = { file, moduleName: mod?.name, isPackage: mod?.isPackage, isCancelled };
+    const importContext = mod ? undefined : this.userModuleNameOf(file);
+    const opts = { file, moduleName: mod?.name, isPackage: mod?.isPackage, importContext, isCancelled };
     const raw = this.parseKept(file, text);
     const memos = this.memosOf(file);
     // broken statements are set aside so that the rest of the file is checked as usual
@@ -307,6 +308,26 @@ export class Engine {
       if (mod) return mod;
     }
     return undefined;
+  }
+
+  /** The dotted module name of a file that lies inside one of the user's own folders (for its relative imports). */
+  userModuleNameOf(file: string): { name: string; isPackage: boolean } | undefined {
+    const abs = path.resolve(file);
+    // the innermost folder wins (`src/` inside the workspace folder)
+    let best: { name: string; isPackage: boolean } | undefined;
+    let bestLength = -1;
+    for (const root of this.target.userRoots) {
+      if (!(root instanceof DirectoryRoot)) continue;
+      const dir = path.resolve(root.dir);
+      const rel = path.relative(dir, abs);
+      if (!rel || rel.startsWith('..') || path.isAbsolute(rel) || dir.length <= bestLength) continue;
+      const mod = Engine.moduleNameOfRelative(rel);
+      if (mod) {
+        best = mod;
+        bestLength = dir.length;
+      }
+    }
+    return best;
   }
 
   /** Writes what the cache learnt (atomically); a no-op without a cache. */

@@ -26,6 +26,11 @@ export interface CheckOptions {
   /** The file's dotted module name when it lies inside an import root (for relative imports). */
   moduleName?: string;
   isPackage?: boolean;
+  /**
+   * A user file inside one of the user's own folders: its module name there, so that its relative
+   * imports resolve (it is still checked as the user's code, not as a module of the target).
+   */
+  importContext?: { name: string; isPackage: boolean };
   /** Polled during the check; a true answer aborts it with CancelledError. */
   isCancelled?: () => boolean;
   /** With a baseline: what the version the code was written for had. */
@@ -239,6 +244,8 @@ class FileCheck {
   private readonly program: Program;
   private readonly summary: ModuleSummary;
   private readonly moduleName: string;
+  /** The module relative imports start from (none for a script). */
+  private readonly imports?: { name: string; isPackage: boolean };
   private readonly findings: Finding[] = [];
   private readonly calls: CallInfo[] = [];
   private callsChecked = 0;
@@ -254,10 +261,11 @@ class FileCheck {
     this.program = checker.program;
     this.root = shared.root;
     this.moduleName = opts.moduleName ?? USER_MODULE;
-    const key = `${this.moduleName}\0${!!opts.isPackage}\0${opts.file}`;
+    this.imports = opts.moduleName ? { name: opts.moduleName, isPackage: !!opts.isPackage } : opts.importContext;
+    const key = `${this.moduleName}\0${!!opts.isPackage}\0${opts.file}\0${opts.moduleName ? '' : (opts.importContext?.name ?? '')}`;
     let summary = shared.summaries.get(key);
     if (!summary) {
-      summary = summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo);
+      summary = summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo, opts.moduleName ? undefined : opts.importContext);
       shared.summaries.set(key, summary);
     }
     this.summary = summary;
@@ -480,7 +488,7 @@ class FileCheck {
         first = false;
       }
     }
-    const current = { name: this.moduleName, isPackage: !!this.opts.isPackage };
+    const current = this.imports ?? { name: this.moduleName, isPackage: !!this.opts.isPackage };
     const walk = (n: Node): void => {
       for (const c of n.namedChildren) {
         if (!c) continue;
@@ -499,7 +507,7 @@ class FileCheck {
             continue;
           case 'import_statement':
           case 'import_from_statement':
-            if (!this.opts.moduleName && c.type === 'import_from_statement' && c.childForFieldName('module_name')?.type === 'relative_import') {
+            if (!this.imports && c.type === 'import_from_statement' && c.childForFieldName('module_name')?.type === 'relative_import') {
               for (const n2 of c.childrenForFieldName('name')) if (n2) add((n2.childForFieldName('alias') ?? n2.childForFieldName('name') ?? n2).text, null);
               continue;
             }
@@ -823,8 +831,8 @@ class FileCheck {
     }
     const modNode = node.childForFieldName('module_name');
     if (!modNode) return;
-    if (modNode.type === 'relative_import' && !this.opts.moduleName) return;
-    const module = absoluteModule(modNode, { name: this.moduleName, isPackage: !!this.opts.isPackage });
+    if (modNode.type === 'relative_import' && !this.imports) return;
+    const module = absoluteModule(modNode, this.imports ?? { name: this.moduleName, isPackage: !!this.opts.isPackage });
     if (!module) return;
     const imported = node.childrenForFieldName('name').map((c) => (c?.type === 'aliased_import' ? c.childForFieldName('name')?.text : c?.text)).filter((x): x is string => !!x);
     if (!this.checkModulePath(module, modNode, guarded, imported)) return;

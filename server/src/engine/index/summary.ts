@@ -739,7 +739,7 @@ function servedFrom(body: Node[], arg: string, name: string, table: Map<string, 
     const s = body[i];
     if (s.type === 'import_statement') continue;
     if (s.type === 'import_from_statement') {
-      for (const [local, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, false, () => undefined)) if (b.kind === 'from') fromImports.set(local, [b.module, b.name]);
+      for (const [local, b] of importBindings(s, ctx.imports ?? { name: ctx.module, isPackage: ctx.isPackage }, false, () => undefined)) if (b.kind === 'from') fromImports.set(local, [b.module, b.name]);
       continue;
     }
     if (s.type === 'return_statement') {
@@ -876,6 +876,8 @@ function getattrNames(fn: Node, moduleValues: Map<string, Binding[]>, ctx: Ctx):
 interface Ctx {
   module: string;
   isPackage: boolean;
+  /** Where relative imports start when that is not the module itself (a user file in the user's folders). */
+  imports?: { name: string; isPackage: boolean };
 }
 
 function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): ClassInfo {
@@ -1183,8 +1185,8 @@ function copyBinding(b: Binding): Binding {
   return b.kind === 'class' ? structuredClone(b) : b;
 }
 
-export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string, memo?: SummaryMemo): ModuleSummary {
-  const ctx: Ctx = { module: name, isPackage };
+export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string, memo?: SummaryMemo, imports?: { name: string; isPackage: boolean }): ModuleSummary {
+  const ctx: Ctx = { module: name, isPackage, imports };
   const parts = memo ? new Map<string, Array<[string, Binding]>>() : undefined;
   /** The bindings of the top-level definition being summarised, for the memo. */
   let recording: Array<[string, Binding]> | undefined;
@@ -1218,7 +1220,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
       if (!def) continue;
       let key: string | undefined;
       if (top && memo && parts && (def.type === 'function_definition' || def.type === 'class_definition' || def.type === 'import_statement' || def.type === 'import_from_statement')) {
-        key = `${name}\0${isPackage}\0${line}\0${s.text}`;
+        key = `${name}\0${isPackage}\0${imports?.name ?? ''}\0${imports?.isPackage ?? ''}\0${line}\0${s.text}`;
         const known = memo.parts.get(key);
         if (known) {
           for (const [n, b] of known) bind(n, copyBinding(b));
@@ -1262,10 +1264,10 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
           recording = undefined; // a star import is not a binding: never taken over
           if (!typeChecking) summary.starImports.push(m);
         };
-        for (const [n, b] of importBindings(s, { name: ctx.module, isPackage: ctx.isPackage }, conditional, onStar)) bind(n, b);
+        for (const [n, b] of importBindings(s, ctx.imports ?? { name: ctx.module, isPackage: ctx.isPackage }, conditional, onStar)) bind(n, b);
       } else if (s.type === 'pass_statement') {
         const imp = rawImports?.get(line - 1);
-        if (imp) for (const [n, b] of textImportBindings(imp, line, { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
+        if (imp) for (const [n, b] of textImportBindings(imp, line, ctx.imports ?? { name: ctx.module, isPackage: ctx.isPackage }, conditional, (m) => (typeChecking ? undefined : summary.starImports.push(m)))) bind(n, b);
       } else if (s.type === 'expression_statement') {
         const e = s.namedChildren[0];
         if (!e) return;
