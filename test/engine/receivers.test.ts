@@ -161,6 +161,28 @@ describe('receivers', () => {
     }
   });
 
+  it("the project's other files, as they change, decide virtual dispatch in an editor's engine; while they are read such calls stay unknown", async () => {
+    const engine = await Engine.open({ targets: [path.join(DIR, 'v2')], incremental: true });
+    const text = ['from rlib.runner import ModelRunner', '', '', 'class Base(ModelRunner):', '    def step(self, out):', '        self._prepare_inputs(out)', ''].join('\n');
+    const statusOf = (): string => {
+      const c = engine.check(text, '/proj/base.py').calls.find((x) => x.range.start.line === 5)!;
+      return `${c.status ?? 'checked'}${c.unknownReason ? ': ' + c.unknownReason : ''}`;
+    };
+    assert.equal(statusOf(), 'checked');
+    engine.projectPending = true;
+    assert.match(statusOf(), /^unknown: the project's other files are still being read/);
+    engine.projectPending = false;
+    // a subclass in another file overrides _prepare_inputs another way
+    const sub = ['from base import Base', '', '', 'class Sub(Base):', '    def _prepare_inputs(self, out):', '        return out', ''].join('\n');
+    engine.setProjectFiles([{ file: '/proj/sub.py', text: sub }]);
+    assert.match(statusOf(), /^unknown: Sub\._prepare_inputs overrides it/);
+    // the same file saved again without a change of its classes, then removed
+    engine.setProjectFiles([{ file: '/proj/sub.py', text: sub + '\n' }]);
+    assert.match(statusOf(), /^unknown: Sub\._prepare_inputs overrides it/);
+    engine.setProjectFiles([{ file: '/proj/sub.py' }]);
+    assert.equal(statusOf(), 'checked');
+  });
+
   it('a user module never shadows a target module of the same name', async () => {
     const proj = tempTree({ 'rlib/__init__.py': '', 'rlib/runner.py': 'class Scheduler:\n    def __init__(self):\n        pass\n' });
     try {

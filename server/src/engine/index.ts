@@ -141,9 +141,12 @@ export class Engine {
       const context = this.baseline && this.incremental ? `${this.baseline.program.contentEpoch()}:${this.baseline.program.hasFullIndex}` : '';
       const summaryMemo = this.incremental ? memos.summary : undefined;
       const projectClasses = this.projectClasses.length > 0 ? this.projectClasses : undefined;
-      const result = this.checker.checkTree(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context, summaryMemo, projectClasses });
+      const projectPending = this.projectPending || undefined;
+      // results that looked at the project's classes are as old as those classes
+      const project = `${this.projectEpoch}:${this.projectPending}`;
+      const result = this.checker.checkTree(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending });
       if (this.baseline) {
-        const base = this.baseline.checker.checkTree(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, summaryMemo, projectClasses });
+        const base = this.baseline.checker.checkTree(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending });
         explainAgainstBaseline(result, base, file);
       }
       if (!tree.rootNode.hasError) {
@@ -176,8 +179,17 @@ export class Engine {
     for (const m of this.memos.values()) m.checked = undefined;
   }
 
-  /** The classes of every file of the project being checked (see `addProjectFiles`). */
+  /** The classes of every file of the project being checked (see `setProjectFiles`). */
   private projectClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
+  /** Per project file: its classes, and a key of what dispatch reads of them. */
+  private readonly projectFiles = new Map<string, { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; shape: string }>();
+  /** Grows when the project's classes change in a way dispatch can see. */
+  private projectEpoch = 0;
+  /**
+   * Set while the project's files are still being read (the editor reads the workspace after
+   * opening): calls whose result depends on overrides in other files are left unknown meanwhile.
+   */
+  projectPending = false;
 
   /**
    * The files of a project checked together (a command-line run): their classes are read first,
@@ -185,19 +197,46 @@ export class Engine {
    * subclasses in the other files. A file that cannot be parsed adds nothing.
    */
   addProjectFiles(files: Array<{ file: string; text: string }>): void {
+    this.setProjectFiles(files);
+  }
+
+  /**
+   * Adds, replaces or (with no text) removes project files (the editor: the workspace's Python
+   * files, as they change on disk). Checks re-run what depended on the project's classes only when
+   * what dispatch reads of them changed.
+   */
+  setProjectFiles(files: Array<{ file: string; text?: string }>): void {
+    let changed = false;
     for (const { file, text } of files) {
-      let s: ModuleSummary;
-      try {
-        s = summarizeModule(text, USER_MODULE, false, file);
-      } catch {
+      const before = this.projectFiles.get(file);
+      let classes: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
+      if (text !== undefined) {
+        try {
+          const s = summarizeModule(text, USER_MODULE, false, file);
+          const add = (c: ClassInfo): void => {
+            classes.push({ cls: c, summary: s });
+            for (const bs of c.members.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
+          };
+          for (const bs of s.bindings.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
+        } catch {
+          classes = [];
+        }
+      }
+      if (text === undefined || classes.length === 0) {
+        if (before) {
+          this.projectFiles.delete(file);
+          changed = true;
+        }
         continue;
       }
-      const add = (c: ClassInfo): void => {
-        this.projectClasses.push({ cls: c, summary: s });
-        for (const bs of c.members.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
-      };
-      for (const bs of s.bindings.values()) for (const b of bs) if (b.kind === 'class') add(b.cls);
+      const shape = JSON.stringify(classes.map(({ cls }) => [cls.qualname, cls.bases, cls.keywords, cls.decorators, [...cls.members], cls.fields, [...cls.attrAssigns], [...cls.instanceAttrs]]));
+      if (before?.shape === shape) continue;
+      this.projectFiles.set(file, { classes, shape });
+      changed = true;
     }
+    if (!changed) return;
+    this.projectEpoch++;
+    this.projectClasses = [...this.projectFiles.values()].flatMap((f) => f.classes);
   }
 
   /** Statement results of recently checked files, for re-checks after an edit. */

@@ -46,6 +46,8 @@ export interface CheckOptions {
    * overrides count for virtual dispatch, as the file's own classes do.
    */
   projectClasses?: Array<{ cls: ClassInfo; summary: ModuleSummary }>;
+  /** The project's files are still being read: a call that depends on overrides elsewhere stays unknown. */
+  projectPending?: boolean;
 }
 
 /** Questions about the baseline (and moves within the target) that import checks ask. */
@@ -1149,6 +1151,11 @@ class FileCheck {
         this.unknownCall(call, nameNode, spec.qualname, `it may hold an instance of ${resolved.receivers.map((r) => r.cls.name).join(' or ')}, whose ${resolved.method} bind the call differently`);
         return;
       }
+    }
+    if (this.opts.projectPending && (resolved.superOf || (resolved.receivers ?? (resolved.receiver ? [resolved.receiver] : [])).some((r) => r.declared))) {
+      // overrides in the project's other files are not known yet
+      this.unknownCall(call, nameNode, spec.qualname, "the project's other files are still being read for overrides");
+      return;
     }
     for (const receiver of resolved.receivers ?? (resolved.receiver ? [resolved.receiver] : [])) {
       if (!receiver.declared || !resolved.method) continue;
