@@ -17,6 +17,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { type Status, StatusBar } from './statusBar';
+import { type ReportContent, ReportProvider } from './report';
 
 let client: LanguageClient | undefined;
 
@@ -56,7 +57,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   const output = vscode.window.createOutputChannel('apidrift');
   const restarts: number[] = [];
   const status = new StatusBar();
-  context.subscriptions.push(output, status);
+  const report = new ReportProvider();
+  context.subscriptions.push(output, status, report);
 
   const module = serverModule(context);
   if (!fs.existsSync(module)) {
@@ -180,14 +182,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       if (!client) return;
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'apidrift: comparing the baseline with the target' },
-        () => client!.sendRequest<{ text?: string; error?: string }>('apidrift/changes'),
+        () => client!.sendRequest<{ text?: string; error?: string } & ReportContent>('apidrift/changes'),
       );
       if (result.error || result.text === undefined) {
         void vscode.window.showErrorMessage(`apidrift: ${result.error ?? 'no report'}`);
         return;
       }
-      const doc = await vscode.workspace.openTextDocument({ language: 'apidrift-report', content: result.text });
-      await vscode.window.showTextDocument(doc, { preview: false });
+      // a read-only document of its own: what the workspace uses first, linked to the places
+      await report.show({ text: result.text, links: result.links });
     }),
     vscode.commands.registerCommand('apidrift.insertSnippet', async (args: InsertSnippetArgs) => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(args.uri));

@@ -29,6 +29,10 @@ export const ChangesRequest = 'apidrift/changes';
 export interface ChangesResult {
   text?: string;
   error?: string;
+  /** Spans of `text` that link to a place (a file's 1-based line) or, without a file, to a line of the report. */
+  links?: Array<{ line: number; character: number; length: number; file?: string; targetLine: number }>;
+  /** The changes the workspace uses, most used first. */
+  used?: Array<{ name: string; uses: number }>;
 }
 
 export const FIX_ALL_KIND = 'source.fixAll.apidrift';

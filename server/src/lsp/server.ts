@@ -33,7 +33,9 @@ import { installedDistributions, listVersions } from '../engine/sources/wheelFet
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
 import { parserReady, ParserCrashError } from '../engine/parser';
-import { buildReport, formatReportText } from '../engine/report/report';
+import { buildReport } from '../engine/report/report';
+import { type UsePlace, workspaceReport } from './changesReport';
+import { collectFiles } from '../cli/files';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 
 /** How long edits are gathered before a slow document is re-checked. */
@@ -557,6 +559,61 @@ connection.onDidChangeConfiguration((change) => {
   void reload();
 });
 
+/** At most this many files of the workspace are read for the report's uses. */
+const MAX_USE_FILES = 5000;
+
+/**
+ * What the workspace's Python files use of the target and the baseline: each callee, and each
+ * import of a name or module the target lacks, with the places (open documents as they are in
+ * the editor, other files as on disk).
+ */
+async function workspaceUses(current: Engine): Promise<Map<string, UsePlace[]>> {
+  const uses = new Map<string, UsePlace[]>();
+  const add = (name: string | null | undefined, file: string, line: number): void => {
+    if (!name) return;
+    let list = uses.get(name);
+    if (!list) uses.set(name, (list = []));
+    list.push({ file, line: line + 1 });
+  };
+  const files = new Map<string, string | undefined>();
+  for (const doc of documents.all()) if (doc.languageId === 'python' && doc.uri.startsWith('file:')) files.set(uriToPath(doc.uri), doc.getText());
+  if (workspaceFolder && environment.trusted) {
+    for (const f of collectFiles([workspaceFolder], () => undefined)) {
+      if (files.size >= MAX_USE_FILES) break;
+      if (/\.pyi?$/.test(f) && !files.has(f)) files.set(f, undefined);
+    }
+  }
+  for (const [file, open] of files) {
+    let text = open;
+    try {
+      if (text === undefined) text = fs.statSync(file).size <= 8 * 1024 * 1024 ? fs.readFileSync(file, 'utf8') : undefined;
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined) continue;
+    try {
+      const r = current.check(text, file);
+      const seen = new Set<string>();
+      for (const c of r.calls) {
+        seen.add(`${c.extent.start.line}:${c.extent.start.character}`);
+        add(c.callee, file, c.extent.start.line);
+      }
+      for (const f of r.findings) if (f.code === 'unknown-import' || f.code === 'unknown-attribute' || f.code === 'unknown-module') add(f.callee, file, f.range.start.line);
+      if (current.baseline) {
+        // calls of what the target no longer has are seen in the baseline
+        current.baseline.program.nextGeneration();
+        for (const c of current.baseline.checker.check(text, { file }).calls) if (!seen.has(`${c.extent.start.line}:${c.extent.start.character}`)) add(c.callee, file, c.extent.start.line);
+      }
+    } catch (e) {
+      log(`report: could not read the uses of ${shown(file)}: ${(e as Error).message}`);
+    } finally {
+      if (open === undefined) current.forget(file);
+    }
+    await new Promise((r) => setImmediate(r)); // the editor's requests go on meanwhile
+  }
+  return uses;
+}
+
 connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
   if (engineLoading) await engineLoading;
   if (!engine) return { error: engineError ?? 'no target is set (apidrift.targets)' };
@@ -568,7 +625,9 @@ connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
     await current.baseline!.program.buildFullIndexAsync((d, t) => progress?.report(Math.floor((d * 50) / Math.max(t, 1)), `baseline ${d}/${t}`));
     await current.program.buildFullIndexAsync((d, t) => progress?.report(50 + Math.floor((d * 50) / Math.max(t, 1)), `target ${d}/${t}`));
     const report = buildReport(current.baseline!.program, current.program, { baseline: resolvedBaseline.join(', '), target: resolvedTargets.join(', ') });
-    return { text: formatReportText(report) };
+    // the changes the workspace uses first, ranked, linked to the places; then the whole report
+    const { text, links, used } = workspaceReport(report, await workspaceUses(current), shown);
+    return { text, links, used };
   } catch (e) {
     log(`report failed: ${(e as Error).stack ?? e}`);
     return { error: (e as Error).message };
