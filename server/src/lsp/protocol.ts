@@ -10,6 +10,12 @@ export interface StatusParams {
   message: string;
   /** The server's process id. */
   pid: number;
+  /** Where the target comes from: the `apidrift.targets` setting, a pyproject.toml, or what was detected. */
+  origin?: string;
+  /** The environment the target belongs to (".venv"), when it is one. */
+  environment?: string;
+  /** The versions of the target's libraries that the open files import (from their `*.dist-info`), or that a requirement names. */
+  libraries?: Array<{ name: string; version: string }>;
 }
 
 export const StatusNotification = 'apidrift/status';

@@ -29,6 +29,7 @@ import { type ApidriftConfig, applyConfig, ConfigFinder } from '../engine/config
 import { toCodeAction, toDiagnostic } from './convert';
 import { ignorable, ignoreFileEdit, ignoreLineEdit } from './ignore';
 import { detectEnvironments } from './detect';
+import { environmentName, importedDistributions, importedTopLevels } from './environmentInfo';
 import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
@@ -128,9 +129,47 @@ function shown(p: string): string {
 }
 
 function sendStatus(state: ServerState, message: string): void {
-  const params: StatusParams = { state, targets: resolvedTargets, message, pid: process.pid };
+  const params: StatusParams = { state, targets: resolvedTargets, message, pid: process.pid, ...targetInfo() };
   void connection.sendNotification(StatusNotification, params);
+  lastStatus = { state, message };
   if (state === 'ready') readyMessage = message;
+}
+
+let lastStatus: { state: ServerState; message: string } | undefined;
+/** The top-level modules each open document imports. */
+const importsOf = new Map<string, Set<string>>();
+/** The libraries the status named last. */
+let librariesKey = '';
+
+/** What the status says of the target: its origin, its environment, and the versions of what the open files import from it. */
+function targetInfo(): Pick<StatusParams, 'origin' | 'environment' | 'libraries'> {
+  if (resolvedTargets.length === 0) return {};
+  const imports = new Set<string>();
+  for (const set of importsOf.values()) for (const m of set) imports.add(m);
+  const libraries: Array<{ name: string; version: string }> = [];
+  let environmentLabel: string | undefined;
+  for (const t of resolvedTargets) {
+    const spec = isRequirementSpec(t) ? /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s,;]+)\s*$/.exec(t) : undefined;
+    if (spec) libraries.push({ name: spec[1], version: spec[2] });
+    if (isRequirementSpec(t) || t.startsWith('git:')) continue;
+    environmentLabel ??= environmentName(t);
+    for (const d of importedDistributions(t, imports)) if (!libraries.some((l) => l.name === d.name)) libraries.push(d);
+  }
+  librariesKey = JSON.stringify(libraries);
+  return { origin: targetOrigin, environment: environmentLabel, libraries };
+}
+
+/** A document's imports changed: the status names the libraries again when they changed. */
+function noteImports(uri: string, text: string | undefined): void {
+  const before = importsOf.get(uri);
+  const now = text === undefined ? undefined : importedTopLevels(text);
+  if (now) importsOf.set(uri, now);
+  else importsOf.delete(uri);
+  const same = before && now ? before.size === now.size && [...now].every((m) => before.has(m)) : before === now;
+  if (same || !lastStatus || lastStatus.state !== 'ready') return;
+  const key = librariesKey;
+  const info = targetInfo();
+  if (JSON.stringify(info.libraries) !== key) sendStatus(lastStatus.state, lastStatus.message);
 }
 
 /** The last 'ready' status, said again once every document that could not be checked can be. */
@@ -494,6 +533,7 @@ async function validate(uri: string, version: number): Promise<void> {
   result = { ...result, findings: applyConfig(result.findings, configFor(file), file) };
   const diagnostics = diagnosticsOf(result);
   results.set(uri, { version, result, diagnostics });
+  noteImports(uri, doc.getText());
   checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics });
@@ -678,6 +718,7 @@ documents.onDidClose((e) => {
   timers.delete(e.document.uri);
   results.delete(e.document.uri);
   checkMs.delete(e.document.uri);
+  noteImports(e.document.uri, undefined);
   engine?.forget(uriToPath(e.document.uri));
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
 });
