@@ -80,4 +80,16 @@ describe('language server: the status with an auto-detected .venv', () => {
     const later = (await client.waitFor('libraries gone', () => (client.statuses.slice(n) as S[]).find((s) => s.state === 'ready' && s.libraries?.length === 0))) as S;
     assert.equal(later.environment, '.venv');
   });
+
+  it('keeps the origin current when the detected environment is pinned in the settings, and back', async () => {
+    type S = { state: string; origin?: string; targets: string[] };
+    const sp = fs.realpathSync(path.join(ws, SP));
+    let n = client.statuses.length;
+    client.changeSettings({ targets: [sp] });
+    const pinned = (await client.waitFor('origin: the setting', () => (client.statuses.slice(n) as S[]).find((s) => s.state === 'ready' && s.origin === 'apidrift.targets'))) as S;
+    assert.deepEqual(pinned.targets, [sp]);
+    n = client.statuses.length;
+    client.changeSettings({ targets: [] });
+    await client.waitFor('origin: detection', () => (client.statuses.slice(n) as S[]).find((s) => s.state === 'ready' && /^auto-detected/.test(s.origin ?? '')));
+  });
 });

@@ -132,10 +132,13 @@ function sendStatus(state: ServerState, message: string): void {
   const params: StatusParams = { state, targets: resolvedTargets, message, pid: process.pid, ...targetInfo() };
   void connection.sendNotification(StatusNotification, params);
   lastStatus = { state, message };
+  originSent = targetOrigin;
   if (state === 'ready') readyMessage = message;
 }
 
 let lastStatus: { state: ServerState; message: string } | undefined;
+/** The target's origin as the status said it last. */
+let originSent = '';
 /** The top-level modules each open document imports. */
 const importsOf = new Map<string, Set<string>>();
 /** The libraries the status named last. */
@@ -312,7 +315,11 @@ async function ensureEngine(): Promise<void> {
     }
   }
   const key = JSON.stringify([resolvedTargets, resolvedBaseline, settings.indexUrl, settings.requireHashes]);
-  if (key === engineKey) return;
+  if (key === engineKey) {
+    // the same target from elsewhere (the detected environment pinned in the settings, or back): the status says where from
+    if (engine && targetOrigin !== originSent && lastStatus?.state === 'ready') sendStatus('ready', readyMessage.replace(`(${originSent})`, `(${targetOrigin})`));
+    return;
+  }
   engineKey = key;
   engine = undefined;
   engineError = undefined;
@@ -664,7 +671,7 @@ connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
   try {
     await current.baseline!.program.buildFullIndexAsync((d, t) => progress?.report(Math.floor((d * 50) / Math.max(t, 1)), `baseline ${d}/${t}`));
     await current.program.buildFullIndexAsync((d, t) => progress?.report(50 + Math.floor((d * 50) / Math.max(t, 1)), `target ${d}/${t}`));
-    const report = buildReport(current.baseline!.program, current.program, { baseline: resolvedBaseline.join(', '), target: resolvedTargets.join(', ') });
+    const report = buildReport(current.baseline!.program, current.program, { baseline: resolvedBaseline.map(shown).join(', '), target: resolvedTargets.map(shown).join(', ') });
     // the changes the workspace uses first, ranked, linked to the places; then the whole report
     const { text, links, used } = workspaceReport(report, await workspaceUses(current), shown);
     return { text, links, used };
