@@ -104,7 +104,7 @@ export class StatusBar implements vscode.Disposable {
     this.item.accessibilityInformation = { label: `${words} Activate to choose the target.`, role: 'button' };
 
     this.language.text = status.state === 'ready' ? `apidrift: ${label}` : text.replace(/^\$\([\w~-]+\) /, '');
-    this.language.detail = status.origin ? `from ${status.origin}` : undefined;
+    this.language.detail = status.origin ? (/^auto-detected: /.test(status.origin) ? `found automatically (${status.origin.replace(/^auto-detected: /, '')})` : `set in ${status.origin}`) : undefined;
     this.language.busy = status.state === 'indexing';
     this.language.severity = status.state === 'error' || status.state === 'stopped' ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
     this.language.command = { title: 'Select target', command: 'apidrift.selectTarget', tooltip: 'Choose the version to check against' };

@@ -8,7 +8,8 @@
 //
 //   1. the extension's page files: README.md and every image it shows are in the installed folder
 //   2. the user file opens; 3 errors; the status bar item reads "apidrift: .venv · vllm 0.16.0" and
-//      its accessibility label says it in plain words (automatic detection)
+//      its accessibility label says it in plain words (automatic detection); so does the language
+//      status item
 //   3. "apidrift: Show API changes" (command palette) opens "API changes.apidrift-report": it starts
 //      with what the file uses, most used first ([4 uses] before [1 use]), the places are links, the
 //      whole report follows; typing into it changes nothing (read-only); closing it asks nothing
@@ -203,6 +204,19 @@ async function main() {
     await page.locator('.monaco-hover:not(.hidden)', { hasText: 'apidrift checks your Python files' }).first().waitFor();
     const statusShot = await shot(page, 'vsix-1-status.png');
     await page.mouse.move(700, 400);
+    // the language status item ({} next to the language) says the same, and where the target comes from
+    const languageStatus = page.locator('.statusbar-item[id="status.languageStatus"]');
+    await languageStatus.first().waitFor();
+    const ls = await languageStatus.first().boundingBox();
+    await page.mouse.click(ls.x + ls.width / 2, ls.y + ls.height / 2);
+    const languageHover = page.locator('.monaco-hover:not(.hidden)', { hasText: wantText });
+    await languageHover.first().waitFor();
+    const languageText = (await languageHover.first().innerText()).replace(/\s+/g, ' ');
+    assert.match(languageText, /found automatically \(\.venv in the workspace\)/, `language status: ${languageText}`);
+    info(`language status: ${JSON.stringify(languageText.slice(0, 160))}`);
+    await page.keyboard.press('Escape');
+    await page.mouse.move(700, 400);
+    await languageHover.first().waitFor({ state: 'hidden' }).catch(() => {});
 
     // --- Show API changes: a read-only document, what the workspace uses first
     const palette = async (command) => {
