@@ -167,7 +167,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
         () => client!.sendRequest<{ text?: string; error?: string } & ReportContent>('apidrift/changes'),
       );
       if (result.error || result.text === undefined) {
-        void vscode.window.showErrorMessage(`apidrift: ${result.error ?? 'no report'}`);
+        // without a baseline there is nothing to compare: offer to choose one
+        const choose = /no baseline/.test(result.error ?? '') ? ['Select baseline…'] : [];
+        const answer = await vscode.window.showErrorMessage(`apidrift: ${result.error ?? 'no report'}`, ...choose);
+        if (answer) await vscode.commands.executeCommand('apidrift.selectBaseline');
         return;
       }
       // a read-only document of its own: what the workspace uses first, linked to the places
