@@ -169,8 +169,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       if (result.error || result.text === undefined) {
         // without a baseline there is nothing to compare: offer to choose one
         const choose = /no baseline/.test(result.error ?? '') ? ['Select baseline…'] : [];
-        const answer = await vscode.window.showErrorMessage(`apidrift: ${result.error ?? 'no report'}`, ...choose);
-        if (answer) await vscode.commands.executeCommand('apidrift.selectBaseline');
+        // (not awaited: the command ends while the message stays)
+        void vscode.window.showErrorMessage(`apidrift: ${result.error ?? 'no report'}`, ...choose).then((answer) => answer && vscode.commands.executeCommand('apidrift.selectBaseline'));
         return;
       }
       // a read-only document of its own: what the workspace uses first, linked to the places
