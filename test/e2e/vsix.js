@@ -17,6 +17,7 @@
 //      pins its site-packages in .vscode/settings.json; the picker then marks that entry; choosing
 //      "Automatic" removes apidrift.targets from settings.json again, and the status says the
 //      target comes from automatic detection
+//   5. "apidrift: Select baseline…": the baseline in use is marked; "None" removes apidrift.baseline
 //
 // Screenshots: test-artifacts/e2e/vsix-*.png; the report and the status bar picture are copied to
 // media/ (shown in the README) unless --no-readme-screenshot is given.
@@ -315,6 +316,20 @@ async function main() {
     label = await aria();
     await page.waitForFunction(() => /^Errors: 3\b/.test(document.querySelector('.statusbar-item[id="status.problems"]')?.getAttribute('aria-label') || ''), undefined, { timeout: WAIT });
     info(`status: ${JSON.stringify(label)}; ${await problems()}`);
+
+    // --- Select baseline: the baseline set now is marked; None removes it
+    await palette('apidrift: Select baseline');
+    await focusedRow.first().waitFor();
+    current = await rowLabel(focusedRow);
+    assert.match(current, /vllm-0\.11\.0.*\(current\)/, `the baseline in use should be focused and marked: ${current}`);
+    for (let i = 0; i < 20 && !/^\W*None\b/.test(await rowLabel(focusedRow)); i++) await page.keyboard.press('ArrowUp');
+    assert.match(await rowLabel(focusedRow), /None/);
+    await page.keyboard.press('Enter');
+    await waitForFile(() => {
+      const s = readSettings(ws.settingsFile);
+      return s && !('apidrift.baseline' in s);
+    }, 'apidrift.baseline to be removed from settings.json');
+    info(`after None: ${JSON.stringify(readSettings(ws.settingsFile))}`);
 
     if (!argv.has('--no-readme-screenshot')) {
       fs.mkdirSync(MEDIA, { recursive: true });
