@@ -14,6 +14,7 @@ const ALLOWED = [
   /^extension\/readme\.md$/,
   /^extension\/LICENSE\.txt$/,
   /^extension\/icon\.png$/,
+  /^extension\/media\/[\w.-]+\.png$/,
   /^extension\/dist\/(client|server|cli|indexWorker)\.js$/,
   /^extension\/dist\/tree-sitter(-python)?\.wasm$/,
   /^extension\/dist\/tree-sitter\.cjs$/,
@@ -36,6 +37,11 @@ describe('the packaged extension', () => {
         assert.ok(members.includes(needed), `${needed} is missing`);
       }
       assert.ok(size <= 3 * 1024 * 1024, `${size} bytes`);
+      // the extension page shows the README: every image it links ships in the package
+      const readme = new ZipRoot(out).readText('extension/readme.md')!;
+      const images = [...readme.matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1]);
+      assert.ok(images.length > 0);
+      for (const img of images) assert.ok(members.includes(`extension/${img}`), `README image ${img} is not in the package`);
       const manifest = JSON.parse(new ZipRoot(out).readText('extension/package.json')!);
       assert.equal(manifest.main, './dist/client.js');
     } finally {

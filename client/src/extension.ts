@@ -17,6 +17,10 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { type Status, StatusBar } from './statusBar';
+import { type ReportContent, ReportProvider } from './report';
+import { type Detected, selectTarget } from './selectTarget';
+import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
+import { activeEnvironment, environmentLocation, type EnvironmentsApi, onActiveEnvironmentChange } from './pythonEnv';
 
 let client: LanguageClient | undefined;
 
@@ -24,17 +28,18 @@ let client: LanguageClient | undefined;
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
-/** The interpreter chosen in the Python extension, through its public API, when it is installed. */
+/**
+ * The environment chosen in the Python extension for the first workspace folder (through its
+ * published API, resolved to its sys.prefix), when the extension is installed; else nothing, and
+ * the server falls back to $VIRTUAL_ENV and a .venv / venv folder.
+ */
 async function pythonInterpreter(): Promise<{ path?: string; onChange?: (listener: () => void) => vscode.Disposable }> {
-  const ext = vscode.extensions.getExtension('ms-python.python');
-  if (!ext) return {};
+  if (!vscode.extensions.getExtension(PVSC_EXTENSION_ID)) return {};
   try {
-    const api = (ext.isActive ? ext.exports : await ext.activate()) as {
-      environments?: { getActiveEnvironmentPath(): { path: string }; onDidChangeActiveEnvironmentPath(l: () => void): vscode.Disposable };
-    };
-    const envs = api?.environments;
+    const envs: EnvironmentsApi = (await PythonExtension.api()).environments;
     if (!envs) return {};
-    return { path: envs.getActiveEnvironmentPath()?.path, onChange: (l) => envs.onDidChangeActiveEnvironmentPath(l) };
+    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
+    return { path: environmentLocation(await activeEnvironment(envs, resource)), onChange: (l) => onActiveEnvironmentChange(envs, resource, l) };
   } catch {
     return {};
   }
@@ -56,7 +61,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   const output = vscode.window.createOutputChannel('apidrift');
   const restarts: number[] = [];
   const status = new StatusBar();
-  context.subscriptions.push(output, status);
+  const report = new ReportProvider();
+  context.subscriptions.push(output, status, report);
 
   const module = serverModule(context);
   if (!fs.existsSync(module)) {
@@ -111,6 +117,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
     }),
   );
 
+  const detect = async (): Promise<Detected[]> => (client ? await client.sendRequest<Detected[]>('apidrift/detectTargets').catch(() => []) : []);
   context.subscriptions.push(
     vscode.commands.registerCommand('apidrift.recheck', async () => {
       if (!client) return;
@@ -120,31 +127,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
     vscode.commands.registerCommand('apidrift.fixAll', async () => {
       await vscode.commands.executeCommand('editor.action.sourceAction', { kind: 'source.fixAll.apidrift', apply: 'first' });
     }),
-    vscode.commands.registerCommand('apidrift.selectTarget', async () => {
-      const detected = client ? await client.sendRequest<Array<{ label: string; sitePackages: string }>>('apidrift/detectTargets').catch(() => []) : [];
-      type Item = vscode.QuickPickItem & { action: () => Promise<string | undefined> };
-      const items: Item[] = [
-        ...detected.map((d) => ({ label: `$(vm) ${d.sitePackages}`, description: d.label, action: async () => d.sitePackages })),
-        {
-          label: '$(folder) Choose a folder…',
-          description: 'a site-packages folder or a source checkout',
-          action: async () => (await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Use as target' }))?.[0]?.fsPath,
-        },
-        {
-          label: '$(file-zip) Choose a wheel or zip archive…',
-          action: async () => (await vscode.window.showOpenDialog({ canSelectFiles: true, filters: { 'Python archives': ['whl', 'zip'] }, openLabel: 'Use as target' }))?.[0]?.fsPath,
-        },
-        {
-          label: '$(git-commit) Enter a git revision…',
-          description: 'git:REPO@REF',
-          action: async () => vscode.window.showInputBox({ prompt: 'A repository folder (work tree or bare) and a revision', placeHolder: 'git:/path/to/repo@v0.16.0', validateInput: (v) => (/^git:.+@.+$/.test(v) ? undefined : 'write git:REPO@REF') }),
-        },
-      ];
-      const pick = await vscode.window.showQuickPick(items, { placeHolder: 'Check against which version of the library?' });
-      const target = pick ? await pick.action() : undefined;
-      if (!target) return;
-      await vscode.workspace.getConfiguration('apidrift').update('targets', [target], vscode.workspace.workspaceFolders ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global);
-    }),
+    vscode.commands.registerCommand('apidrift.selectTarget', () => selectTarget('targets', detect, () => status.current)),
+    vscode.commands.registerCommand('apidrift.selectBaseline', () => selectTarget('baseline', detect, () => status.current)),
     vscode.commands.registerCommand('apidrift.checkUpgrade', async () => {
       if (!client) return;
       type Versions = { installed?: Array<{ name: string; version: string }>; versions?: string[]; error?: string };
@@ -180,14 +164,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       if (!client) return;
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: 'apidrift: comparing the baseline with the target' },
-        () => client!.sendRequest<{ text?: string; error?: string }>('apidrift/changes'),
+        () => client!.sendRequest<{ text?: string; error?: string } & ReportContent>('apidrift/changes'),
       );
       if (result.error || result.text === undefined) {
-        void vscode.window.showErrorMessage(`apidrift: ${result.error ?? 'no report'}`);
+        // without a baseline there is nothing to compare: offer to choose one
+        const choose = /no baseline/.test(result.error ?? '') ? ['Select baseline…'] : [];
+        // (not awaited: the command ends while the message stays)
+        void vscode.window.showErrorMessage(`apidrift: ${result.error ?? 'no report'}`, ...choose).then((answer) => answer && vscode.commands.executeCommand('apidrift.selectBaseline'));
         return;
       }
-      const doc = await vscode.workspace.openTextDocument({ language: 'apidrift-report', content: result.text });
-      await vscode.window.showTextDocument(doc, { preview: false });
+      // a read-only document of its own: what the workspace uses first, linked to the places
+      await report.show({ text: result.text, links: result.links });
     }),
     vscode.commands.registerCommand('apidrift.insertSnippet', async (args: InsertSnippetArgs) => {
       const doc = await vscode.workspace.openTextDocument(vscode.Uri.parse(args.uri));

@@ -106,10 +106,19 @@ describe('end-to-end in code-server', { timeout: 2 * TEST_TIMEOUT_MS }, () => {
 
   it('passes the browser-driven UI test (ui.js)', { timeout: TEST_TIMEOUT_MS }, async () => {
     checkInstalled();
-    // --no-readme-screenshot: `npm test` must not rewrite the committed test/e2e/screenshot.png.
+    // --no-readme-screenshot: `npm test` must not rewrite the committed media/quick-fix.png.
     const r = await runNode([path.join(E2E, 'ui.js'), '--no-readme-screenshot']);
     console.log(`[integration.test] ui.js: exit ${r.code}${r.signal ? ` (${r.signal})` : ''} in ${(r.ms / 1000).toFixed(1)} s`);
     assert.equal(r.code, 0, `ui.js failed (exit ${r.code}, signal ${r.signal}); its output is above, screenshots in test-artifacts/e2e/`);
     assert.match(r.output, /\[ui [\d.]+s\] PASS/);
+  });
+
+  it('installs the packaged .vsix and uses an auto-detected .venv (vsix.js)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    checkInstalled();
+    // --no-readme-screenshot: `npm test` must not rewrite the committed pictures in media/.
+    const r = await runNode([path.join(E2E, 'vsix.js'), '--no-readme-screenshot']);
+    console.log(`[integration.test] vsix.js: exit ${r.code}${r.signal ? ` (${r.signal})` : ''} in ${(r.ms / 1000).toFixed(1)} s`);
+    assert.equal(r.code, 0, `vsix.js failed (exit ${r.code}, signal ${r.signal}); its output is above, screenshots in test-artifacts/e2e/`);
+    assert.match(r.output, /\[vsix [\d.]+s\] PASS/);
   });
 });

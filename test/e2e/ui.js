@@ -13,7 +13,7 @@
 //   7. the status bar item (id apidrift.status) reads "apidrift: new"
 //
 // Screenshots: test-artifacts/e2e/{1-squiggle,2-hover,3-quick-fix,4-after-fix}.png (failure.png on
-// error); the hover picture is also copied to test/e2e/screenshot.png (shown in the README) unless
+// error); the hover picture is also copied to media/quick-fix.png (shown in the README) unless
 // --no-readme-screenshot is given (integration.test.ts passes it so `npm test` leaves that file alone).
 //
 // Usage: node test/e2e/ui.js [--keep] [--verbose] [--no-readme-screenshot]
@@ -29,7 +29,7 @@ const { startCodeServer, launchBrowser, openWorkbench, DEFAULT_TIMEOUT_MS } = re
 const { REPO_ROOT, createWorkspace } = require('./workspace');
 
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts', 'e2e');
-const README_SCREENSHOT = path.join(__dirname, 'screenshot.png');
+const README_SCREENSHOT = path.join(REPO_ROOT, 'media', 'quick-fix.png');
 const FIX_TITLE = 'Add argument block_size=VLLM_BLOCK_SIZE';
 const ADDED_LINE = '            block_size=VLLM_BLOCK_SIZE,';
 const WAIT = DEFAULT_TIMEOUT_MS; // 60 s

@@ -10,6 +10,12 @@ export interface StatusParams {
   message: string;
   /** The server's process id. */
   pid: number;
+  /** Where the target comes from: the `apidrift.targets` setting, a pyproject.toml, or what was detected. */
+  origin?: string;
+  /** The environment the target belongs to (".venv"), when it is one. */
+  environment?: string;
+  /** The versions of the target's libraries that the open files import (from their `*.dist-info`), or that a requirement names. */
+  libraries?: Array<{ name: string; version: string }>;
 }
 
 export const StatusNotification = 'apidrift/status';
@@ -29,6 +35,10 @@ export const ChangesRequest = 'apidrift/changes';
 export interface ChangesResult {
   text?: string;
   error?: string;
+  /** Spans of `text` that link to a place (a file's 1-based line) or, without a file, to a line of the report. */
+  links?: Array<{ line: number; character: number; length: number; file?: string; targetLine: number }>;
+  /** The changes the workspace uses, most used first. */
+  used?: Array<{ name: string; uses: number }>;
 }
 
 export const FIX_ALL_KIND = 'source.fixAll.apidrift';

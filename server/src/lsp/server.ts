@@ -29,11 +29,14 @@ import { type ApidriftConfig, applyConfig, ConfigFinder } from '../engine/config
 import { toCodeAction, toDiagnostic } from './convert';
 import { ignorable, ignoreFileEdit, ignoreLineEdit } from './ignore';
 import { detectEnvironments } from './detect';
+import { environmentName, importedDistributions, importedTopLevels } from './environmentInfo';
 import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
 import { parserReady, ParserCrashError } from '../engine/parser';
-import { buildReport, formatReportText } from '../engine/report/report';
+import { buildReport } from '../engine/report/report';
+import { type UsePlace, workspaceReport } from './changesReport';
+import { collectFiles } from '../cli/files';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 
 /** How long edits are gathered before a slow document is re-checked. */
@@ -126,9 +129,50 @@ function shown(p: string): string {
 }
 
 function sendStatus(state: ServerState, message: string): void {
-  const params: StatusParams = { state, targets: resolvedTargets, message, pid: process.pid };
+  const params: StatusParams = { state, targets: resolvedTargets, message, pid: process.pid, ...targetInfo() };
   void connection.sendNotification(StatusNotification, params);
+  lastStatus = { state, message };
+  originSent = targetOrigin;
   if (state === 'ready') readyMessage = message;
+}
+
+let lastStatus: { state: ServerState; message: string } | undefined;
+/** The target's origin as the status said it last. */
+let originSent = '';
+/** The top-level modules each open document imports. */
+const importsOf = new Map<string, Set<string>>();
+/** The libraries the status named last. */
+let librariesKey = '';
+
+/** What the status says of the target: its origin, its environment, and the versions of what the open files import from it. */
+function targetInfo(): Pick<StatusParams, 'origin' | 'environment' | 'libraries'> {
+  if (resolvedTargets.length === 0) return {};
+  const imports = new Set<string>();
+  for (const set of importsOf.values()) for (const m of set) imports.add(m);
+  const libraries: Array<{ name: string; version: string }> = [];
+  let environmentLabel: string | undefined;
+  for (const t of resolvedTargets) {
+    const spec = isRequirementSpec(t) ? /^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([^\s,;]+)\s*$/.exec(t) : undefined;
+    if (spec) libraries.push({ name: spec[1], version: spec[2] });
+    if (isRequirementSpec(t) || t.startsWith('git:')) continue;
+    environmentLabel ??= environmentName(t);
+    for (const d of importedDistributions(t, imports)) if (!libraries.some((l) => l.name === d.name)) libraries.push(d);
+  }
+  librariesKey = JSON.stringify(libraries);
+  return { origin: targetOrigin, environment: environmentLabel, libraries };
+}
+
+/** A document's imports changed: the status names the libraries again when they changed. */
+function noteImports(uri: string, text: string | undefined): void {
+  const before = importsOf.get(uri);
+  const now = text === undefined ? undefined : importedTopLevels(text);
+  if (now) importsOf.set(uri, now);
+  else importsOf.delete(uri);
+  const same = before && now ? before.size === now.size && [...now].every((m) => before.has(m)) : before === now;
+  if (same || !lastStatus || lastStatus.state !== 'ready') return;
+  const key = librariesKey;
+  const info = targetInfo();
+  if (JSON.stringify(info.libraries) !== key) sendStatus(lastStatus.state, lastStatus.message);
 }
 
 /** The last 'ready' status, said again once every document that could not be checked can be. */
@@ -271,7 +315,11 @@ async function ensureEngine(): Promise<void> {
     }
   }
   const key = JSON.stringify([resolvedTargets, resolvedBaseline, settings.indexUrl, settings.requireHashes]);
-  if (key === engineKey) return;
+  if (key === engineKey) {
+    // the same target from elsewhere (the detected environment pinned in the settings, or back): the status says where from
+    if (engine && targetOrigin !== originSent && lastStatus?.state === 'ready') sendStatus('ready', readyMessage.replace(`(${originSent})`, `(${targetOrigin})`));
+    return;
+  }
   engineKey = key;
   engine = undefined;
   engineError = undefined;
@@ -492,6 +540,7 @@ async function validate(uri: string, version: number): Promise<void> {
   result = { ...result, findings: applyConfig(result.findings, configFor(file), file) };
   const diagnostics = diagnosticsOf(result);
   results.set(uri, { version, result, diagnostics });
+  noteImports(uri, doc.getText());
   checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics });
@@ -557,6 +606,61 @@ connection.onDidChangeConfiguration((change) => {
   void reload();
 });
 
+/** At most this many files of the workspace are read for the report's uses. */
+const MAX_USE_FILES = 5000;
+
+/**
+ * What the workspace's Python files use of the target and the baseline: each callee, and each
+ * import of a name or module the target lacks, with the places (open documents as they are in
+ * the editor, other files as on disk).
+ */
+async function workspaceUses(current: Engine): Promise<Map<string, UsePlace[]>> {
+  const uses = new Map<string, UsePlace[]>();
+  const add = (name: string | null | undefined, file: string, line: number): void => {
+    if (!name) return;
+    let list = uses.get(name);
+    if (!list) uses.set(name, (list = []));
+    list.push({ file, line: line + 1 });
+  };
+  const files = new Map<string, string | undefined>();
+  for (const doc of documents.all()) if (doc.languageId === 'python' && doc.uri.startsWith('file:')) files.set(uriToPath(doc.uri), doc.getText());
+  if (workspaceFolder && environment.trusted) {
+    for (const f of collectFiles([workspaceFolder], () => undefined)) {
+      if (files.size >= MAX_USE_FILES) break;
+      if (/\.pyi?$/.test(f) && !files.has(f)) files.set(f, undefined);
+    }
+  }
+  for (const [file, open] of files) {
+    let text = open;
+    try {
+      if (text === undefined) text = fs.statSync(file).size <= 8 * 1024 * 1024 ? fs.readFileSync(file, 'utf8') : undefined;
+    } catch {
+      text = undefined;
+    }
+    if (text === undefined) continue;
+    try {
+      const r = current.check(text, file);
+      const seen = new Set<string>();
+      for (const c of r.calls) {
+        seen.add(`${c.extent.start.line}:${c.extent.start.character}`);
+        add(c.callee, file, c.extent.start.line);
+      }
+      for (const f of r.findings) if (f.code === 'unknown-import' || f.code === 'unknown-attribute' || f.code === 'unknown-module') add(f.callee, file, f.range.start.line);
+      if (current.baseline) {
+        // calls of what the target no longer has are seen in the baseline
+        current.baseline.program.nextGeneration();
+        for (const c of current.baseline.checker.check(text, { file }).calls) if (!seen.has(`${c.extent.start.line}:${c.extent.start.character}`)) add(c.callee, file, c.extent.start.line);
+      }
+    } catch (e) {
+      log(`report: could not read the uses of ${shown(file)}: ${(e as Error).message}`);
+    } finally {
+      if (open === undefined) current.forget(file);
+    }
+    await new Promise((r) => setImmediate(r)); // the editor's requests go on meanwhile
+  }
+  return uses;
+}
+
 connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
   if (engineLoading) await engineLoading;
   if (!engine) return { error: engineError ?? 'no target is set (apidrift.targets)' };
@@ -567,8 +671,10 @@ connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
   try {
     await current.baseline!.program.buildFullIndexAsync((d, t) => progress?.report(Math.floor((d * 50) / Math.max(t, 1)), `baseline ${d}/${t}`));
     await current.program.buildFullIndexAsync((d, t) => progress?.report(50 + Math.floor((d * 50) / Math.max(t, 1)), `target ${d}/${t}`));
-    const report = buildReport(current.baseline!.program, current.program, { baseline: resolvedBaseline.join(', '), target: resolvedTargets.join(', ') });
-    return { text: formatReportText(report) };
+    const report = buildReport(current.baseline!.program, current.program, { baseline: resolvedBaseline.map(shown).join(', '), target: resolvedTargets.map(shown).join(', ') });
+    // the changes the workspace uses first, ranked, linked to the places; then the whole report
+    const { text, links, used } = workspaceReport(report, await workspaceUses(current), shown);
+    return { text, links, used };
   } catch (e) {
     log(`report failed: ${(e as Error).stack ?? e}`);
     return { error: (e as Error).message };
@@ -619,6 +725,7 @@ documents.onDidClose((e) => {
   timers.delete(e.document.uri);
   results.delete(e.document.uri);
   checkMs.delete(e.document.uri);
+  noteImports(e.document.uri, undefined);
   engine?.forget(uriToPath(e.document.uri));
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
 });
