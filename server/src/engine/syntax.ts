@@ -6,7 +6,8 @@ export type Expr =
   | { kind: 'name'; name: string }
   | { kind: 'attr'; base: Expr; attr: string }
   | { kind: 'call'; callee: Expr; args: ArgExpr[] }
-  | { kind: 'subscript'; base: Expr }
+  /** `args`: the texts of the subscript's elements when they are a few plain names (type arguments of a base class). */
+  | { kind: 'subscript'; base: Expr; args?: string[] }
   | { kind: 'cond'; alts: Expr[] }
   | { kind: 'str'; value: string }
   /** A list, tuple or set of string literals, or the string keys of a dict literal (with its string values in `map`). */
@@ -86,8 +87,12 @@ export function toExpr(node: Node | null, depth = 0): Expr {
       }
       return { kind: 'call', callee: toExpr(fn, depth + 1), args };
     }
-    case 'subscript':
-      return { kind: 'subscript', base: toExpr(node.childForFieldName('value'), depth + 1) };
+    case 'subscript': {
+      const base = toExpr(node.childForFieldName('value'), depth + 1);
+      const items = node.childrenForFieldName('subscript').filter((c): c is Node => !!c && c.type !== 'comment');
+      const names = items.length > 0 && items.length <= 4 && items.every((c) => c.type === 'identifier' || c.type === 'attribute' || (c.type === 'string' && c.text.length <= 80));
+      return names ? { kind: 'subscript', base, args: items.map((c) => (c.type === 'string' ? c.text.slice(1, -1) : c.text.replace(/\s+/g, ''))) } : { kind: 'subscript', base };
+    }
     case 'conditional_expression': {
       const parts = node.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
       if (parts.length === 3) return { kind: 'cond', alts: [toExpr(parts[0], depth + 1), toExpr(parts[2], depth + 1)] };

@@ -16,7 +16,7 @@ import type { SourceRoot } from '../sources/sourceRoot';
 import type { ModuleSummary } from './summary';
 
 /** Bumped whenever summaries change shape or meaning. */
-export const CACHE_FORMAT = 'apidrift-summaries-8';
+export const CACHE_FORMAT = 'apidrift-summaries-9';
 
 interface Entry {
   /** file identity */

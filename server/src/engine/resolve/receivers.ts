@@ -305,7 +305,7 @@ export class Receivers {
           return this.annotated(prop.fn.returns, owner.summary, owner.cls);
         }
       }
-      if (classes.some((c) => c.cls.fields.some((f) => f.name === attr))) return this.fieldValue(classes, attr);
+      if (classes.some((c) => c.cls.fields.some((f) => f.name === attr))) return this.fieldValue(classes, attr, inst);
       const m = this.program.classMember(owner.cls, owner.summary, attr);
       if (!m) return unknown(`${inst.cls.name}.${attr} is not defined`);
       if (m.kind === 'function' || (m.kind === 'anyOf' && m.values.every((v) => v.kind === 'function'))) return m;
@@ -315,12 +315,12 @@ export class Receivers {
       // nothing in the target defines it: it comes from a class outside the target (or nowhere)
       return { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` };
     }
-    if (!assigned) return this.fieldValue(classes, attr);
+    if (!assigned) return this.fieldValue(classes, attr, inst);
     if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
     const results: Value[] = [];
     for (const c of classes) {
-      for (const d of c.cls.attrAssigns.get(attr) ?? []) if (d !== 'none') results.push(this.assignedValue(d, c.cls, c.summary));
-      for (const f of c.cls.fields) if (f.name === attr) results.push(this.annotated(f.annotation, c.summary, c.cls));
+      for (const d of c.cls.attrAssigns.get(attr) ?? []) if (d !== 'none') results.push(this.assignedValue(d, c.cls, c.summary, inst));
+      for (const f of c.cls.fields) if (f.name === attr) results.push(this.annotatedIn(f.annotation, c.cls, c.summary, inst));
       const cv = c.cls.members.get(attr);
       if (cv && !c.cls.fields.some((f) => f.name === attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
     }
@@ -329,10 +329,75 @@ export class Receivers {
     return agree(results);
   }
 
+  /**
+   * An annotation written in class `owner`, read for an instance of `inst.cls` (the owner or a
+   * subclass): a type parameter of the owner (`info: _I` in `class Builder(Generic[_I])`) stands
+   * for the type argument a subclass gives it (`class LlavaBuilder(Builder[LlavaInfo])`).
+   */
+  private annotatedIn(text: string, owner: ClassInfo, summary: ModuleSummary, inst: Instance): Value {
+    if (/^[A-Za-z_]\w*$/.test(text) && inst.cls !== owner) {
+      const arg = this.typeArgument(text, owner, summary, inst.cls, inst.summary, 0);
+      if (arg) return this.annotated(arg.text, arg.summary);
+    }
+    return this.annotated(text, summary, owner);
+  }
+
+  /** Whether a name of a module is bound to `TypeVar(...)`. */
+  private isTypeVar(name: string, summary: ModuleSummary): boolean {
+    const bs = summary.bindings.get(name);
+    if (!bs || bs.length !== 1 || bs[0].kind !== 'value' || bs[0].expr.kind !== 'call') return false;
+    const callee = this.program.evalExpr(bs[0].expr.callee, summary);
+    return (callee.kind === 'special' || callee.kind === 'external') && /(^|\.)TypeVar$/.test(callee.kind === 'special' ? callee.name : callee.qualname);
+  }
+
+  /** A class's type parameters, in order: those of `Generic[...]` among its bases, else the TypeVars its subscripted bases mention. */
+  private typeParams(cls: ClassInfo, summary: ModuleSummary): string[] | undefined {
+    const out: string[] = [];
+    for (const b of cls.bases) {
+      if (b.kind !== 'subscript') continue;
+      const v = this.program.evalExpr(b.base, summary);
+      if (v.kind === 'special' && (v.name === 'typing.Generic' || v.name === 'typing.Protocol')) {
+        if (!b.args) return undefined;
+        return b.args.every((a) => this.isTypeVar(a, summary)) ? b.args : undefined;
+      }
+      if (!b.args) continue;
+      for (const a of b.args) if (!out.includes(a) && this.isTypeVar(a, summary)) out.push(a);
+    }
+    return out;
+  }
+
+  /**
+   * The type argument that class `concrete` (through its bases, at any depth) gives to type
+   * parameter `name` of class `owner`: the text and the module it is written in.
+   */
+  private typeArgument(name: string, owner: ClassInfo, ownerSummary: ModuleSummary, concrete: ClassInfo, concreteSummary: ModuleSummary, depth: number): { text: string; summary: ModuleSummary } | undefined {
+    if (depth > 4 || !this.isTypeVar(name, ownerSummary)) return undefined;
+    const params = this.typeParams(owner, ownerSummary);
+    const at = params ? params.indexOf(name) : -1;
+    if (!params || at < 0) return undefined;
+    const mro = this.callables.mro(concrete, concreteSummary);
+    if (!mro) return undefined;
+    for (const e of mro) {
+      if (e.kind !== 'class' || e.cls === owner) continue;
+      for (const b of e.cls.bases) {
+        if (b.kind !== 'subscript' || !b.args) continue;
+        const v = this.program.evalExpr(b.base, e.summary);
+        if (v.kind !== 'class' || v.cls !== owner) continue;
+        // the subscript must give every parameter, else the positions are not known
+        if (b.args.length !== params.length) return undefined;
+        const arg = b.args[at];
+        // a type parameter handed on (`class Mid(Builder[_J], Generic[_J])`): what a subclass gives Mid
+        if (this.isTypeVar(arg, e.summary)) return e.cls === concrete ? undefined : this.typeArgument(arg, e.cls, e.summary, concrete, concreteSummary, depth + 1);
+        return { text: arg, summary: e.summary };
+      }
+    }
+    return undefined;
+  }
+
   /** Annotated class-level fields (dataclasses, pydantic, msgspec, NamedTuple, plain annotations). */
-  private fieldValue(classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>, attr: string): Value {
+  private fieldValue(classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>, attr: string, inst: Instance): Value {
     const results: Value[] = [];
-    for (const c of classes) for (const f of c.cls.fields) if (f.name === attr) results.push(/^(typing\.|t\.)?ClassVar\b/.test(f.annotation) ? unknown('a ClassVar') : this.annotated(f.annotation, c.summary, c.cls));
+    for (const c of classes) for (const f of c.cls.fields) if (f.name === attr) results.push(/^(typing\.|t\.)?ClassVar\b/.test(f.annotation) ? unknown('a ClassVar') : this.annotatedIn(f.annotation, c.cls, c.summary, inst));
     if (results.length === 0) return unknown(`no class along the MRO defines or assigns ${attr}`);
     return agree(results);
   }
@@ -345,8 +410,8 @@ export class Receivers {
   }
 
   /** One `self.x = ...` of a class's methods, as `ClassInfo.attrAssigns` describes it. */
-  private assignedValue(d: string, cls: ClassInfo, summary: ModuleSummary): Value {
-    if (d.startsWith('ann:')) return this.annotated(d.slice(4), summary, cls);
+  private assignedValue(d: string, cls: ClassInfo, summary: ModuleSummary, inst: Instance): Value {
+    if (d.startsWith('ann:')) return this.annotatedIn(d.slice(4), cls, summary, inst);
     if (d.startsWith('call:')) {
       const e = dottedExpr(d.slice(5));
       if (!e) return unknown('an assignment the engine does not follow');
