@@ -24,6 +24,8 @@ export class TestClient {
   readonly proc: ChildProcess;
   readonly conn: MessageConnection;
   readonly diagnostics = new Map<string, { version?: number; diagnostics: Diagnostic[] }>();
+  /** Every publication, in order. */
+  readonly published: Array<{ uri: string; version?: number; diagnostics: Diagnostic[] }> = [];
   readonly statuses: Status[] = [];
   readonly logs: string[] = [];
   settings: { targets: string[]; baseline?: string[] };
@@ -37,6 +39,7 @@ export class TestClient {
     this.conn = createMessageConnection(new StreamMessageReader(this.proc.stdout!), new StreamMessageWriter(this.proc.stdin!));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
       this.diagnostics.set(p.uri, { version: p.version, diagnostics: p.diagnostics });
+      this.published.push(p);
       this.wake();
     });
     this.conn.onNotification('apidrift/status', (s: Status) => {

@@ -35,6 +35,7 @@ import { fixAllEdits } from '../engine/check/fixes';
 import { parserReady, ParserCrashError } from '../engine/parser';
 import { buildReport, formatReportText } from '../engine/report/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
+import { keyOf, lineStarts, type Shown, toWithhold, TYPING_PAUSE_MS } from './typingPause';
 
 /** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
@@ -494,8 +495,40 @@ async function validate(uri: string, version: number): Promise<void> {
   results.set(uri, { version, result, diagnostics });
   checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
-  void connection.sendDiagnostics({ uri, version, diagnostics });
+  publish(uri, version, doc.getText(), result.findings, diagnostics);
   traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
+}
+
+/** What the editor shows of each document (for the typing pause). */
+const shownFindings = new Map<string, Shown>();
+/** When each document was last edited. */
+const editedAt = new Map<string, number>();
+/** The pending publication, after the typing pause, of findings held back. */
+const pauseTimers = new Map<string, NodeJS.Timeout>();
+
+/**
+ * Sends the diagnostics of a check. While a statement is being typed, findings that are new on
+ * it wait for a pause in typing (then everything is sent); the rest is sent at once.
+ */
+function publish(uri: string, version: number, text: string, findings: Finding[], diagnostics: Diagnostic[]): void {
+  clearTimeout(pauseTimers.get(uri));
+  pauseTimers.delete(uri);
+  const sinceEdit = Date.now() - (editedAt.get(uri) ?? 0);
+  const held = sinceEdit < TYPING_PAUSE_MS ? toWithhold(shownFindings.get(uri), text, findings) : findings.map(() => false);
+  const starts = lineStarts(text);
+  shownFindings.set(uri, { text, keys: new Set(findings.filter((_, i) => !held[i]).map((f) => keyOf(starts, f))) });
+  void connection.sendDiagnostics({ uri, version, diagnostics: diagnostics.filter((_, i) => !held[i]) });
+  if (!held.includes(true)) return;
+  traceLog(`${shown(uriToPath(uri))} v${version}: ${held.filter(Boolean).length} new findings on the edited statement wait for a pause in typing`);
+  pauseTimers.set(
+    uri,
+    setTimeout(() => {
+      pauseTimers.delete(uri);
+      const state = results.get(uri);
+      if (!state || state.version !== version || documents.get(uri)?.version !== version) return;
+      publish(uri, version, text, state.result.findings, state.diagnostics);
+    }, TYPING_PAUSE_MS - sinceEdit),
+  );
 }
 
 /**
@@ -612,8 +645,15 @@ connection.onRequest(RecheckRequest, async () => {
 });
 
 documents.onDidOpen((e) => schedule(e.document, 0));
-documents.onDidChangeContent((e) => schedule(e.document));
+documents.onDidChangeContent((e) => {
+  editedAt.set(e.document.uri, Date.now());
+  schedule(e.document);
+});
 documents.onDidClose((e) => {
+  clearTimeout(pauseTimers.get(e.document.uri));
+  pauseTimers.delete(e.document.uri);
+  shownFindings.delete(e.document.uri);
+  editedAt.delete(e.document.uri);
   checkedAgain(e.document.uri);
   timers.get(e.document.uri)?.cancel();
   timers.delete(e.document.uri);
