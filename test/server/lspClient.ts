@@ -28,10 +28,10 @@ export class TestClient {
   readonly published: Array<{ uri: string; version?: number; diagnostics: Diagnostic[] }> = [];
   readonly statuses: Status[] = [];
   readonly logs: string[] = [];
-  settings: { targets: string[]; baseline?: string[] };
+  settings: { targets: string[]; baseline?: string[]; [key: string]: unknown };
   private waiters: Array<() => void> = [];
 
-  constructor(settings: { targets: string[]; baseline?: string[] }, env: NodeJS.ProcessEnv = {}) {
+  constructor(settings: { targets: string[]; baseline?: string[]; [key: string]: unknown }, env: NodeJS.ProcessEnv = {}) {
     this.settings = settings;
     // started as the extension starts it
     this.proc = spawn(process.execPath, [...launch.execArgv, path.join(DIST, 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -102,7 +102,7 @@ export class TestClient {
     });
   }
 
-  changeSettings(settings: { targets: string[]; baseline?: string[] }): void {
+  changeSettings(settings: { targets: string[]; baseline?: string[]; [key: string]: unknown }): void {
     this.settings = settings;
     void this.conn.sendNotification('workspace/didChangeConfiguration', { settings: { apidrift: settings } });
   }

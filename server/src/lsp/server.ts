@@ -11,6 +11,8 @@ import {
   createConnection,
   type Diagnostic,
   DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
   type Hover,
   type HoverParams,
   type InitializeResult,
@@ -30,12 +32,14 @@ import { toCodeAction, toDiagnostic } from './convert';
 import { ignorable, ignoreFileEdit, ignoreLineEdit } from './ignore';
 import { detectEnvironments } from './detect';
 import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
-import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
+import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult, CheckWorkspaceRequest } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
 import { parserReady, ParserCrashError } from '../engine/parser';
 import { buildReport, formatReportText } from '../engine/report/report';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 import { keyOf, lineStarts, type Shown, toWithhold, TYPING_PAUSE_MS } from './typingPause';
+import { WorkspaceChecker } from './workspaceMode';
+import { collectFiles } from '../cli/files';
 
 /** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
@@ -61,6 +65,8 @@ const connection = process.argv.includes('--stdio') ? stdioConnection() : create
 const documents = new TextDocuments(TextDocument);
 
 let workspaceFolder: string | undefined;
+/** Every workspace folder (the first is `workspaceFolder`). */
+let workspaceFolders: string[] = [];
 let hasConfigurationCapability = false;
 let settings: Settings = DEFAULT_SETTINGS;
 let engine: Engine | undefined;
@@ -227,6 +233,7 @@ function watchTargets(paths: string[]): void {
           if (notChecked.size === 0) sendStatus('ready', 'target changed on disk: re-checked');
           if (engine.baseline || indexWanted) void indexInBackground(engine);
           for (const doc of documents.all()) schedule(doc, 0);
+          workspaceAgain(true);
         }, 500);
       });
       w.on('error', () => undefined);
@@ -423,6 +430,7 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
   log(`full index: ${index.modules.length} modules in ${Math.round(performance.now() - started)} ms${index.fromCache ? ' (from the cache)' : ''}`);
   saveCacheSoon();
   for (const doc of documents.all()) schedule(doc, 0);
+  workspaceAgain(true);
 }
 
 async function reload(): Promise<void> {
@@ -430,6 +438,7 @@ async function reload(): Promise<void> {
   const run = (async () => {
     await ensureEngine();
     for (const doc of documents.all()) schedule(doc, 0);
+    workspaceAgain();
   })();
   engineLoading = run;
   await run;
@@ -547,6 +556,7 @@ setInterval(() => {
   if (engine.revalidate()) {
     log('target files changed: re-checking open files');
     for (const doc of documents.all()) schedule(doc, 0);
+    workspaceAgain(true);
   }
 }, IDLE_REVALIDATE_MS / 2).unref();
 
@@ -563,6 +573,9 @@ function overlaps(a: Range, b: Range): boolean {
 connection.onInitialize((params): InitializeResult => {
   const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   workspaceFolder = folder ? uriToPath(folder) : undefined;
+  workspaceFolders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri));
+  if (workspaceFolders.length === 0 && workspaceFolder) workspaceFolders = [workspaceFolder];
+  canWatchFiles = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
   tracing = !!params.trace && params.trace !== 'off';
   const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string; fetchProgress?: boolean } | undefined;
@@ -582,6 +595,8 @@ connection.onInitialize((params): InitializeResult => {
 
 connection.onInitialized(() => {
   if (hasConfigurationCapability) void connection.client.register(DidChangeConfigurationNotification.type, { section: 'apidrift' });
+  // Python files changing on disk, for workspace diagnostics
+  if (canWatchFiles) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{py,pyi}' }] });
   void reload();
 });
 
@@ -660,6 +675,12 @@ documents.onDidClose((e) => {
   results.delete(e.document.uri);
   checkMs.delete(e.document.uri);
   engine?.forget(uriToPath(e.document.uri));
+  if (settings.diagnosticMode === 'workspace' && e.document.uri.startsWith('file:')) {
+    // the file's problems stay: it is checked again from disk (the editor may have held unsaved text)
+    workspaceChecker.forgetFile(uriToPath(e.document.uri));
+    workspaceSoon();
+    return;
+  }
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
 });
 
@@ -777,6 +798,86 @@ connection.onHover((params: HoverParams): Hover | null => {
     );
   }
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n') }, range: call.range };
+});
+
+// ------------------------------------------------------------------ workspace diagnostics
+
+let canWatchFiles = false;
+const workspaceChecker = new WorkspaceChecker({
+  files: () => {
+    if (workspaceFolders.length === 0) return [];
+    const targets = [...resolvedTargets, ...resolvedBaseline].filter((t) => path.isAbsolute(t));
+    return collectFiles(workspaceFolders, (m) => traceLog(m), configs).filter((f) => /\.pyi?$/.test(f) && !targets.some((t) => isInside(f, t)));
+  },
+  check: (file, text) => {
+    const checking = engine;
+    if (!checking) return undefined;
+    try {
+      const result = checking.check(text, file);
+      return diagnosticsOf({ ...result, findings: applyConfig(result.findings, configFor(file), file) });
+    } catch (e) {
+      log(`error while checking ${shown(file)}: ${(e as Error).message}`);
+      return [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 2, source: 'apidrift', code: 'not-checked', message: `apidrift could not check this file: ${(e as Error).message}` }];
+    } finally {
+      checking.forget(file);
+    }
+  },
+  publish: (uri, diagnostics) => void connection.sendDiagnostics({ uri, diagnostics }),
+  isOpen: (uri) => documents.get(uri) !== undefined,
+  progress: async () => {
+    try {
+      const p = await connection.window.createWorkDoneProgress();
+      p.begin('apidrift: checking the workspace', 0, '', false);
+      return { report: (pct, message) => p.report(pct, message), done: () => p.done() };
+    } catch {
+      return undefined;
+    }
+  },
+  log,
+});
+/** What the workspace's files were last checked against. */
+let workspaceKey = '';
+
+/**
+ * After a reload, a new index or a target change: in workspace mode, the workspace's files are
+ * checked again (those whose results may have changed); otherwise what an earlier "Check
+ * workspace" published is taken back when the targets change.
+ */
+function workspaceAgain(targetsChanged = false): void {
+  const key = engineKey;
+  if (targetsChanged || key !== workspaceKey) workspaceChecker.invalidate();
+  const changed = key !== workspaceKey || workspaceModeWas !== settings.diagnosticMode;
+  workspaceKey = key;
+  workspaceModeWas = settings.diagnosticMode;
+  if (settings.diagnosticMode === 'workspace') void workspaceChecker.run();
+  else if (changed || targetsChanged) workspaceChecker.clear();
+}
+let workspaceModeWas = settings.diagnosticMode;
+
+let workspaceTimer: NodeJS.Timeout | undefined;
+/** A run of the workspace check a little after the last file event. */
+function workspaceSoon(): void {
+  clearTimeout(workspaceTimer);
+  workspaceTimer = setTimeout(() => {
+    if (settings.diagnosticMode === 'workspace') void workspaceChecker.run();
+  }, 300);
+}
+
+connection.onDidChangeWatchedFiles((p) => {
+  for (const c of p.changes) {
+    if (!c.uri.startsWith('file:')) continue;
+    const file = uriToPath(c.uri);
+    if (c.type === FileChangeType.Deleted) workspaceChecker.deleted(file);
+    else workspaceChecker.forgetFile(file);
+  }
+  workspaceSoon();
+});
+
+connection.onRequest(CheckWorkspaceRequest, async () => {
+  if (engineLoading) await engineLoading;
+  if (!engine) return { error: engineError ?? 'no target is set (apidrift.targets)' };
+  workspaceKey = engineKey;
+  return workspaceChecker.run(true);
 });
 
 process.on('uncaughtException', (e) => log(`uncaught error: ${e.stack ?? e}`));
