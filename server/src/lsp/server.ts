@@ -17,6 +17,8 @@ import {
   type HoverParams,
   type InitializeResult,
   MarkupKind,
+  NotebookDocuments,
+  NotebookCellKind,
   ProposedFeatures,
   SetTraceNotification,
   Trace,
@@ -40,6 +42,7 @@ import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } fro
 import { keyOf, lineStarts, type Shown, toWithhold, TYPING_PAUSE_MS } from './typingPause';
 import { WorkspaceChecker } from './workspaceMode';
 import { collectFiles } from '../cli/files';
+import { cellsAsModule, placeInCells } from '../cli/notebook';
 
 /** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
@@ -588,6 +591,8 @@ connection.onInitialize((params): InitializeResult => {
       textDocumentSync: TextDocumentSyncKind.Incremental,
       codeActionProvider: { codeActionKinds: ['quickfix', FIX_ALL_KIND] },
       hoverProvider: true,
+      // the Python cells of notebooks, checked as the one module they form when run in order
+      notebookDocumentSync: { notebookSelector: [{ notebook: '*', cells: [{ language: 'python' }] }] },
     },
     serverInfo: { name: 'apidrift' },
   };
@@ -685,6 +690,7 @@ documents.onDidClose((e) => {
 });
 
 connection.onCodeAction((params: CodeActionParams): CodeAction[] => {
+  if (cellResults.has(params.textDocument.uri)) return cellCodeActions(params);
   const doc = documents.get(params.textDocument.uri);
   const state = results.get(params.textDocument.uri);
   if (!doc || !state || state.version !== doc.version) return []; // stale: fixes were computed for another text
@@ -851,6 +857,7 @@ function workspaceAgain(targetsChanged = false): void {
   workspaceModeWas = settings.diagnosticMode;
   if (settings.diagnosticMode === 'workspace') void workspaceChecker.run();
   else if (changed || targetsChanged) workspaceChecker.clear();
+  for (const nb of openNotebooks) scheduleNotebook(nb, 0);
 }
 let workspaceModeWas = settings.diagnosticMode;
 
@@ -880,7 +887,91 @@ connection.onRequest(CheckWorkspaceRequest, async () => {
   return workspaceChecker.run(true);
 });
 
+// ------------------------------------------------------------------ notebooks
+
+const notebooks = new NotebookDocuments(TextDocument);
+const openNotebooks = new Set<string>();
+const notebookTimers = new Map<string, NodeJS.Timeout>();
+/** The findings of each notebook cell, as last published, with the cell text's version (for quick fixes). */
+const cellResults = new Map<string, { version: number; findings: Finding[]; diagnostics: Diagnostic[] }>();
+
+function scheduleNotebook(uri: string, delay = DEBOUNCE_MS): void {
+  clearTimeout(notebookTimers.get(uri));
+  notebookTimers.set(
+    uri,
+    setTimeout(() => {
+      notebookTimers.delete(uri);
+      void checkNotebook(uri);
+    }, delay),
+  );
+}
+
+/** Checks the Python cells of a notebook as one module and publishes each cell's findings. */
+async function checkNotebook(uri: string): Promise<void> {
+  if (engineLoading) await engineLoading;
+  const nb = notebooks.getNotebookDocument(uri);
+  if (!nb) return;
+  const cells = nb.cells
+    .map((cell) => ({ cell, doc: notebooks.getCellTextDocument(cell) }))
+    .filter((c): c is { cell: typeof c.cell; doc: TextDocument } => c.cell.kind === NotebookCellKind.Code && c.doc?.languageId === 'python');
+  const perCell = new Map<string, Finding[]>(cells.map((c) => [c.doc.uri, []]));
+  const checking = engine;
+  if (checking) {
+    const module = cellsAsModule(cells.map((c) => ({ code: true, source: c.doc.getText() })));
+    const file = uriToPath(uri);
+    try {
+      const result = checking.check(module.text, file);
+      for (const f of placeInCells(module, applyConfig(result.findings, configFor(file), file))) perCell.get(cells[f.cell!].doc.uri)?.push(f);
+    } catch (e) {
+      log(`error while checking ${shown(file)}: ${(e as Error).message}`);
+    }
+  }
+  if (notebooks.getNotebookDocument(uri) !== nb || nb.version !== notebooks.getNotebookDocument(uri)?.version) return;
+  for (const c of cells) {
+    const findings = perCell.get(c.doc.uri)!;
+    const diagnostics = findings.map((f) => toDiagnostic(f));
+    cellResults.set(c.doc.uri, { version: c.doc.version, findings, diagnostics });
+    void connection.sendDiagnostics({ uri: c.doc.uri, version: c.doc.version, diagnostics });
+  }
+}
+
+notebooks.onDidOpen((nb) => {
+  openNotebooks.add(nb.uri);
+  scheduleNotebook(nb.uri, 0);
+});
+notebooks.onDidChange((e) => {
+  for (const cell of e.cells?.removed ?? []) {
+    cellResults.delete(cell.document);
+    void connection.sendDiagnostics({ uri: cell.document, diagnostics: [] });
+  }
+  scheduleNotebook(e.notebookDocument.uri);
+});
+notebooks.onDidClose((nb) => {
+  openNotebooks.delete(nb.uri);
+  clearTimeout(notebookTimers.get(nb.uri));
+  notebookTimers.delete(nb.uri);
+  engine?.forget(uriToPath(nb.uri));
+  for (const cell of nb.cells) {
+    cellResults.delete(cell.document);
+    void connection.sendDiagnostics({ uri: cell.document, diagnostics: [] });
+  }
+});
+
+/** Quick fixes in a notebook cell (the fixes that stay inside their cell). */
+function cellCodeActions(params: CodeActionParams): CodeAction[] {
+  const state = cellResults.get(params.textDocument.uri);
+  const cell = notebooks.cellTextDocuments.get(params.textDocument.uri);
+  if (!state || !cell || cell.version !== state.version) return [];
+  const actions: CodeAction[] = [];
+  state.findings.forEach((f, i) => {
+    if (!overlaps(f.range, params.range)) return;
+    for (const fix of f.fixes) actions.push(toCodeAction(f, fix, cell.uri, cell.version, state.diagnostics[i]));
+  });
+  return actions;
+}
+
 process.on('uncaughtException', (e) => log(`uncaught error: ${e.stack ?? e}`));
 
 documents.listen(connection);
+notebooks.listen(connection as unknown as Parameters<typeof notebooks.listen>[0]);
 connection.listen();
