@@ -29,6 +29,8 @@ export class TestClient {
   readonly statuses: Status[] = [];
   readonly logs: string[] = [];
   settings: { targets: string[]; baseline?: string[]; [key: string]: unknown };
+  /** The settings of one folder (configuration requests with a scopeUri), when they differ. */
+  folderSettings = new Map<string, { targets: string[]; baseline?: string[]; [key: string]: unknown }>();
   private waiters: Array<() => void> = [];
 
   constructor(settings: { targets: string[]; baseline?: string[]; [key: string]: unknown }, env: NodeJS.ProcessEnv = {}) {
@@ -50,7 +52,7 @@ export class TestClient {
       this.logs.push(m.message);
       this.wake();
     });
-    this.conn.onRequest('workspace/configuration', (p: { items: Array<{ section?: string }> }) => p.items.map(() => this.settings));
+    this.conn.onRequest('workspace/configuration', (p: { items: Array<{ section?: string; scopeUri?: string }> }) => p.items.map((i) => (i.scopeUri && this.folderSettings.get(i.scopeUri)) || this.settings));
     this.conn.onRequest('client/registerCapability', () => null);
     this.conn.listen();
   }
@@ -76,11 +78,11 @@ export class TestClient {
     });
   }
 
-  async initialize(rootPath: string): Promise<void> {
+  async initialize(rootPath: string, otherFolders: string[] = []): Promise<void> {
     await this.conn.sendRequest('initialize', {
       processId: process.pid,
       rootUri: pathToFileURL(rootPath).href,
-      workspaceFolders: [{ uri: pathToFileURL(rootPath).href, name: 'ws' }],
+      workspaceFolders: [rootPath, ...otherFolders].map((f, i) => ({ uri: pathToFileURL(f).href, name: `ws${i}` })),
       capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } } },
     });
     await this.conn.sendNotification('initialized', {});

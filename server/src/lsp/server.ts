@@ -176,7 +176,8 @@ function uriToPath(uri: string): string {
 async function loadSettings(): Promise<Settings> {
   if (!hasConfigurationCapability) return settings;
   try {
-    const raw = await connection.workspace.getConfiguration({ section: 'apidrift' });
+    // the first folder's settings (each other folder reads its own: see folderScopes)
+    const raw = await connection.workspace.getConfiguration({ scopeUri: workspaceFolder ? pathToFileURL(workspaceFolder).href : undefined, section: 'apidrift' });
     return parseSettings(raw);
   } catch (e) {
     log(`could not read settings: ${(e as Error).message}`);
@@ -437,9 +438,11 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
 }
 
 async function reload(): Promise<void> {
-  settings = await loadSettings();
+  // checks wait from now on (also for the settings: a check before them would publish nothing)
   const run = (async () => {
+    settings = await loadSettings();
     await ensureEngine();
+    await ensureFolderScopes();
     for (const doc of documents.all()) schedule(doc, 0);
     workspaceAgain();
   })();
@@ -470,6 +473,8 @@ function schedule(doc: TextDocument, delay?: number): void {
 
 async function validate(uri: string, version: number): Promise<void> {
   if (engineLoading) await engineLoading;
+  // in a multi-root workspace, the engine of the document's folder
+  const engine = engineFor(uri);
   const doc = documents.get(uri);
   if (!doc || doc.version !== version || doc.languageId !== 'python') return;
   if (!engine) {
@@ -579,6 +584,7 @@ connection.onInitialize((params): InitializeResult => {
   workspaceFolders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri));
   if (workspaceFolders.length === 0 && workspaceFolder) workspaceFolders = [workspaceFolder];
   canWatchFiles = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
+  clientHasFolders = !!params.capabilities.workspace?.workspaceFolders;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
   tracing = !!params.trace && params.trace !== 'off';
   const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string; fetchProgress?: boolean } | undefined;
@@ -593,6 +599,7 @@ connection.onInitialize((params): InitializeResult => {
       hoverProvider: true,
       // the Python cells of notebooks, checked as the one module they form when run in order
       notebookDocumentSync: { notebookSelector: [{ notebook: '*', cells: [{ language: 'python' }] }] },
+      workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'apidrift' },
   };
@@ -600,6 +607,13 @@ connection.onInitialize((params): InitializeResult => {
 
 connection.onInitialized(() => {
   if (hasConfigurationCapability) void connection.client.register(DidChangeConfigurationNotification.type, { section: 'apidrift' });
+  if (clientHasFolders) {
+    connection.workspace.onDidChangeWorkspaceFolders((e) => {
+      const removed = new Set(e.removed.map((f) => uriToPath(f.uri)));
+      workspaceFolders = [...workspaceFolders.filter((f) => !removed.has(f)), ...e.added.map((f) => uriToPath(f.uri))];
+      void reload();
+    });
+  }
   // Python files changing on disk, for workspace diagnostics
   if (canWatchFiles) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{py,pyi}' }] });
   void reload();
@@ -806,9 +820,102 @@ connection.onHover((params: HoverParams): Hover | null => {
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n') }, range: call.range };
 });
 
+// ------------------------------------------------------------------ multi-root workspaces
+
+/**
+ * A workspace folder after the first whose settings (or `[tool.apidrift]`, or detected
+ * environment) give other targets than the first folder's: it has its own engine. Folders whose
+ * targets are the first folder's share its engine.
+ */
+interface FolderScope {
+  folder: string;
+  key: string;
+  targets: string[];
+  engine?: Engine;
+  error?: string;
+}
+const folderScopes = new Map<string, FolderScope>();
+
+/** The innermost workspace folder holding a file (a path or a URI). */
+function folderOf(fileOrUri: string): string | undefined {
+  const file = uriToPath(fileOrUri);
+  if (!path.isAbsolute(file)) return undefined;
+  let best: string | undefined;
+  for (const f of workspaceFolders) if (isInside(file, f) && (!best || f.length > best.length)) best = f;
+  return best;
+}
+
+/** The engine that checks a file: its folder's, or the first folder's. */
+function engineFor(fileOrUri: string): Engine | undefined {
+  const folder = folderOf(fileOrUri);
+  const scope = folder ? folderScopes.get(folder) : undefined;
+  return scope ? scope.engine : engine;
+}
+
+/** Reads the settings of every folder after the first and opens the engines of those that need their own. */
+async function ensureFolderScopes(): Promise<void> {
+  const others = workspaceFolders.filter((f) => f !== workspaceFolder);
+  for (const f of [...folderScopes.keys()]) if (!others.includes(f)) folderScopes.delete(f);
+  for (const folder of others) {
+    let own = settings;
+    if (hasConfigurationCapability) {
+      try {
+        own = parseSettings(await connection.workspace.getConfiguration({ scopeUri: pathToFileURL(folder).href, section: 'apidrift' }));
+      } catch (e) {
+        log(`could not read the settings of ${folder}: ${(e as Error).message}`);
+      }
+    }
+    let targets = own.targets.map((t) => resolveTargetPath(t, folder));
+    let baseline = own.baseline.map((t) => resolveTargetPath(t, folder));
+    let origin = 'apidrift.targets';
+    const config = configFor(folder);
+    if (targets.length === 0 && config?.target) {
+      targets = config.target;
+      origin = `${path.basename(config.file)} [tool.apidrift]`;
+    }
+    if (baseline.length === 0 && config?.baseline) baseline = config.baseline;
+    const environments = environment.trusted ? detectEnvironments({ workspaceFolder: folder, virtualEnv: process.env.VIRTUAL_ENV }).filter((e) => isInside(e.sitePackages, folder)) : [];
+    if (targets.length === 0 && environments[0]) {
+      targets = [environments[0].sitePackages];
+      origin = `auto-detected: ${environments[0].label}`;
+    }
+    if (baseline.length === 0) baseline = installedBaseline(targets, environments.map((e) => e.sitePackages)).baseline;
+    const key = JSON.stringify([targets, baseline, own.indexUrl, own.requireHashes]);
+    if (targets.length === 0 || key === engineKey) {
+      // nothing of its own: the first folder's engine checks it
+      folderScopes.delete(folder);
+      continue;
+    }
+    if (folderScopes.get(folder)?.key === key) continue;
+    const scope: FolderScope = { folder, key, targets };
+    folderScopes.set(folder, scope);
+    try {
+      const fetch = { cacheDir: cacheDir ? path.dirname(cacheDir) : defaultCacheDir(), indexUrl: own.indexUrl || undefined, requireHashes: own.requireHashes, environments: environments.map((e) => e.sitePackages) };
+      const opened = await Engine.open({ targets, baseline, sourceRoots: [folder, path.join(folder, 'src')], wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
+      if (folderScopes.get(folder) !== scope) continue;
+      scope.engine = opened;
+      opened.program.releaseAfterIndex = true;
+      log(`folder ${path.basename(folder)}: target ${targets.join(', ')} (${origin})${baseline.length ? `; baseline ${baseline.join(', ')}` : ''}`);
+      if (opened.baseline) {
+        // moved names need the full index: built off the typing path, then the folder's files are checked again
+        void opened.program.buildFullIndexAsync(undefined, () => folderScopes.get(folder) !== scope).then((index) => {
+          if (!index || folderScopes.get(folder) !== scope) return;
+          for (const doc of documents.all()) if (folderOf(doc.uri) === folder) schedule(doc, 0);
+          workspaceAgain(true);
+        });
+      }
+    } catch (e) {
+      scope.error = (e as Error).message;
+      log(`folder ${path.basename(folder)}: target error: ${scope.error}`);
+      void connection.window.showWarningMessage(`apidrift: the target of the folder ${path.basename(folder)} cannot be opened: ${scope.error}`);
+    }
+  }
+}
+
 // ------------------------------------------------------------------ workspace diagnostics
 
 let canWatchFiles = false;
+let clientHasFolders = false;
 const workspaceChecker = new WorkspaceChecker({
   files: () => {
     if (workspaceFolders.length === 0) return [];
@@ -816,7 +923,7 @@ const workspaceChecker = new WorkspaceChecker({
     return collectFiles(workspaceFolders, (m) => traceLog(m), configs).filter((f) => /\.pyi?$/.test(f) && !targets.some((t) => isInside(f, t)));
   },
   check: (file, text) => {
-    const checking = engine;
+    const checking = engineFor(file);
     if (!checking) return undefined;
     try {
       const result = checking.check(text, file);
@@ -850,7 +957,7 @@ let workspaceKey = '';
  * workspace" published is taken back when the targets change.
  */
 function workspaceAgain(targetsChanged = false): void {
-  const key = engineKey;
+  const key = [engineKey, ...[...folderScopes.values()].map((s) => s.key)].join('\n');
   if (targetsChanged || key !== workspaceKey) workspaceChecker.invalidate();
   const changed = key !== workspaceKey || workspaceModeWas !== settings.diagnosticMode;
   workspaceKey = key;
@@ -883,7 +990,7 @@ connection.onDidChangeWatchedFiles((p) => {
 connection.onRequest(CheckWorkspaceRequest, async () => {
   if (engineLoading) await engineLoading;
   if (!engine) return { error: engineError ?? 'no target is set (apidrift.targets)' };
-  workspaceKey = engineKey;
+  workspaceKey = [engineKey, ...[...folderScopes.values()].map((s) => s.key)].join('\n');
   return workspaceChecker.run(true);
 });
 
@@ -915,7 +1022,7 @@ async function checkNotebook(uri: string): Promise<void> {
     .map((cell) => ({ cell, doc: notebooks.getCellTextDocument(cell) }))
     .filter((c): c is { cell: typeof c.cell; doc: TextDocument } => c.cell.kind === NotebookCellKind.Code && c.doc?.languageId === 'python');
   const perCell = new Map<string, Finding[]>(cells.map((c) => [c.doc.uri, []]));
-  const checking = engine;
+  const checking = engineFor(uri);
   if (checking) {
     const module = cellsAsModule(cells.map((c) => ({ code: true, source: c.doc.getText() })));
     const file = uriToPath(uri);

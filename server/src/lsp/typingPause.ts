@@ -10,6 +10,9 @@ import type { Range } from '../engine';
 /** How long typing must pause before new findings on the edited statement are shown (tests may set it longer). */
 export const TYPING_PAUSE_MS = Number(process.env.APIDRIFT_TYPING_PAUSE_MS) || 500;
 
+/** The most characters one check's worth of typing changes: a larger edit is shown at once. */
+const TYPED_CHARS = 200;
+
 /** What the editor shows for a document: its text, and where each shown finding starts. */
 export interface Shown {
   text: string;
@@ -77,7 +80,8 @@ export function toWithhold(shown: Shown | undefined, text: string, findings: Pla
   const none = findings.map(() => false);
   if (!shown) return none;
   const edit = editedRegion(shown.text, text);
-  if (!edit) return none;
+  // a larger change (a paste, a revert, a fix applied across lines) is not typing
+  if (!edit || edit.newEnd - edit.start > TYPED_CHARS || edit.oldEnd - edit.start > TYPED_CHARS) return none;
   const starts = lineStarts(text);
   const first = lineOf(starts, edit.start);
   const last = lineOf(starts, Math.max(edit.start, edit.newEnd));
