@@ -27,16 +27,21 @@ describe('typing pause (unit)', () => {
     const now = 'x = f()\ny = g(\n';
     // f's finding was shown (code missing-argument at offset 4); g's is new on the edited line
     const shown = { text: old, keys: new Set(['missing-argument@4']) };
-    const held = toWithhold(shown, now, [
+    const { held } = toWithhold(shown, now, [
       { code: 'missing-argument', range: r(0, 4, 5) },
       { code: 'missing-argument', range: r(1, 4, 5) },
     ]);
     assert.deepEqual(held, [false, true]);
     // the same finding, shown before, moved down by an inserted line
     const moved = toWithhold({ text: 'y = g()\n', keys: new Set(['missing-argument@4']) }, '\ny = g()\n', [{ code: 'missing-argument', range: r(1, 4, 5) }]);
-    assert.deepEqual(moved, [false]);
+    assert.deepEqual(moved.held, [false]);
     // another code at the same place is new
-    assert.deepEqual(toWithhold({ text: 'y = g()\n', keys: new Set(['missing-argument@4']) }, 'y = g(1, 2, 3)\n', [{ code: 'too-many-positional', range: r(0, 4, 5) }]), [true]);
+    assert.deepEqual(toWithhold({ text: 'y = g()\n', keys: new Set(['missing-argument@4']) }, 'y = g(1, 2, 3)\n', [{ code: 'too-many-positional', range: r(0, 4, 5) }]).held, [true]);
+    // typing over a closing bracket leaves the text as it was: the lines typed before still count
+    const typed = toWithhold({ text: 'y = g()\n', keys: new Set(), edited: [0, 0] }, 'y = g()\n', [{ code: 'missing-argument', range: r(0, 4, 5) }]);
+    assert.deepEqual(typed.held, [true]);
+    // a paste is not typing
+    assert.deepEqual(toWithhold({ text: '', keys: new Set() }, 'y = g()\n'.repeat(40), [{ code: 'missing-argument', range: r(0, 4, 5) }]).held, [false]);
   });
 });
 

@@ -531,9 +531,10 @@ function publish(uri: string, version: number, text: string, findings: Finding[]
   clearTimeout(pauseTimers.get(uri));
   pauseTimers.delete(uri);
   const sinceEdit = Date.now() - (editedAt.get(uri) ?? 0);
-  const held = sinceEdit < TYPING_PAUSE_MS ? toWithhold(shownFindings.get(uri), text, findings) : findings.map(() => false);
+  const typing = sinceEdit < TYPING_PAUSE_MS ? toWithhold(shownFindings.get(uri), text, findings) : undefined;
+  const held = typing?.held ?? findings.map(() => false);
   const starts = lineStarts(text);
-  shownFindings.set(uri, { text, keys: new Set(findings.filter((_, i) => !held[i]).map((f) => keyOf(starts, f))) });
+  shownFindings.set(uri, { text, keys: new Set(findings.filter((_, i) => !held[i]).map((f) => keyOf(starts, f))), edited: typing?.edited });
   void connection.sendDiagnostics({ uri, version, diagnostics: diagnostics.filter((_, i) => !held[i]) });
   if (!held.includes(true)) return;
   traceLog(`${shown(uriToPath(uri))} v${version}: ${held.filter(Boolean).length} new findings on the edited statement wait for a pause in typing`);

@@ -18,6 +18,8 @@ export interface Shown {
   text: string;
   /** `code@offset` of each shown finding's start. */
   keys: Set<string>;
+  /** The lines being typed when this was shown (an edit that leaves the text as it was, such as typing over a closing bracket, keeps them). */
+  edited?: [number, number];
 }
 
 /** The part of the text an edit changed: [start, oldEnd) in the old text is [start, newEnd) in the new one. */
@@ -76,15 +78,15 @@ export function keyOf(starts: number[], f: Placed): string {
  * Which of `findings` (on `text`) wait for the typing pause: those on the lines of the edit since
  * `shown` that were not shown before at the same place with the same code.
  */
-export function toWithhold(shown: Shown | undefined, text: string, findings: Placed[]): boolean[] {
-  const none = findings.map(() => false);
+export function toWithhold(shown: Shown | undefined, text: string, findings: Placed[]): { held: boolean[]; edited?: [number, number] } {
+  const none = { held: findings.map(() => false) };
   if (!shown) return none;
-  const edit = editedRegion(shown.text, text);
+  const edit = editedRegion(shown.text, text) ?? (shown.edited ? { start: -1, oldEnd: -1, newEnd: -1 } : undefined);
   // a larger change (a paste, a revert, a fix applied across lines) is not typing
   if (!edit || edit.newEnd - edit.start > TYPED_CHARS || edit.oldEnd - edit.start > TYPED_CHARS) return none;
   const starts = lineStarts(text);
-  const first = lineOf(starts, edit.start);
-  const last = lineOf(starts, Math.max(edit.start, edit.newEnd));
+  // the same text: the lines typed before
+  const [first, last] = edit.start < 0 ? shown.edited! : [lineOf(starts, edit.start), lineOf(starts, Math.max(edit.start, edit.newEnd))];
   const delta = edit.newEnd - edit.oldEnd;
   // the shown findings moved into the new text (those inside the replaced part have no place there)
   const before = new Set<string>();
@@ -95,9 +97,10 @@ export function toWithhold(shown: Shown | undefined, text: string, findings: Pla
     if (offset < edit.start) before.add(`${code}@${offset}`);
     else if (offset >= edit.oldEnd) before.add(`${code}@${offset + delta}`);
   }
-  return findings.map((f) => {
+  const held = findings.map((f) => {
     const extent = f.call ?? f.range;
     const onEdited = extent.start.line <= last && extent.end.line >= first;
     return onEdited && !before.has(keyOf(starts, f));
   });
+  return { held, edited: [first, last] };
 }
