@@ -68,9 +68,17 @@ let folderA;
 let folderB;
 const fileIn = (folder, rel) => vscode.Uri.joinPath(folder.uri, rel);
 
+/**
+ * Opens a file in an editor as a person does (through the workbench: a document the extension
+ * host opened itself would stay open for minutes after its editor closes).
+ */
+async function openInEditor(uri) {
+  await vscode.commands.executeCommand('vscode.open', uri, { preview: false });
+  return waitFor(() => vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()), `${uri.fsPath} to open`, { events: [vscode.workspace.onDidOpenTextDocument] });
+}
+
 test('(m1) each folder is checked against its own target', async () => {
-  const docA = await vscode.workspace.openTextDocument(fileIn(folderA, USER_FILE_NAME));
-  await vscode.window.showTextDocument(docA, { preview: false });
+  const docA = await openInEditor(fileIn(folderA, USER_FILE_NAME));
   const docB = await vscode.workspace.openTextDocument(fileIn(folderB, USER_FILE_NAME));
   await vscode.window.showTextDocument(docB, { preview: false });
   await waitForFindings(docA.uri, expected('new'), 'folder a against new');
@@ -99,7 +107,8 @@ test('(m3) closing a file keeps its problems', async () => {
     if (e.uris.some((u) => u.toString() === uri.toString())) events++;
   });
   try {
-    await vscode.window.showTextDocument(doc);
+    await vscode.commands.executeCommand('vscode.open', uri, { preview: false });
+    assert.strictEqual(vscode.window.activeTextEditor && vscode.window.activeTextEditor.document.uri.toString(), uri.toString());
     await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
     await closed;
     const before = events;
