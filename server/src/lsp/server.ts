@@ -682,6 +682,7 @@ connection.onRequest(RecheckRequest, async () => {
 documents.onDidOpen((e) => schedule(e.document, 0));
 documents.onDidChangeContent((e) => {
   editedAt.set(e.document.uri, Date.now());
+  lastEditAt = Date.now();
   schedule(e.document);
 });
 documents.onDidClose((e) => {
@@ -938,6 +939,7 @@ const workspaceChecker = new WorkspaceChecker({
   },
   publish: (uri, diagnostics) => void connection.sendDiagnostics({ uri, diagnostics }),
   isOpen: (uri) => documents.get(uri) !== undefined,
+  busy: () => timers.size > 0 || Date.now() - lastEditAt < WORKSPACE_TYPING_MS,
   progress: async () => {
     try {
       const p = await connection.window.createWorkDoneProgress();
@@ -949,6 +951,9 @@ const workspaceChecker = new WorkspaceChecker({
   },
   log,
 });
+/** When any open document was last edited, and how long after it workspace checks wait. */
+let lastEditAt = 0;
+const WORKSPACE_TYPING_MS = 1000;
 /** What the workspace's files were last checked against. */
 let workspaceKey = '';
 

@@ -17,6 +17,8 @@ export interface WorkspaceHost {
   check(file: string, text: string): Diagnostic[] | undefined;
   publish(uri: string, diagnostics: Diagnostic[]): void;
   isOpen(uri: string): boolean;
+  /** The user is typing (an open document was edited a moment ago, or its check is pending): the run waits. */
+  busy(): boolean;
   progress(): Promise<{ report(percentage: number, message: string): void; done(): void } | undefined>;
   log(message: string): void;
 }
@@ -119,8 +121,10 @@ export class WorkspaceChecker {
     try {
       let lastReport = 0;
       for (let i = 0; i < files.length; i++) {
-        // between files: edits and requests of open documents go first
+        // between files: edits and requests of open documents go first, and while the user types
+        // the run waits (one file's check can take long enough to be felt on a keystroke)
         await new Promise((r) => setImmediate(r));
+        while (this.host.busy() && !token.cancelled) await new Promise((r) => setTimeout(r, 100));
         if (token.cancelled) {
           summary.cancelled = true;
           return summary;
