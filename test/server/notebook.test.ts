@@ -49,6 +49,10 @@ describe('notebooks', () => {
     const d = (await client.diagnosticsFor(cell(2), 1))[0];
     assert.deepEqual(d.range.start, { line: 1, character: 4 });
     assert.match(d.message, /dedent\(\) missing 1 required positional argument: 'text'/);
+    // the hover of the call in its cell: the signature with the missing parameter in bold
+    const hover = (await client.conn.sendRequest('textDocument/hover', { textDocument: { uri: cell(2) }, position: { line: 1, character: 6 } })) as { contents: { value: string } } | null;
+    assert.ok(hover, 'a hover in the cell');
+    assert.match(hover.contents.value, /dedent\\\(\*\*text\*\*\\\)/);
   });
 
   it('follows an edit of a cell', async () => {

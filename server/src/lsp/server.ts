@@ -794,8 +794,10 @@ function signatureBlock(signatures: string[], emphasise: Set<string>): string {
 }
 
 connection.onHover((params: HoverParams): Hover | null => {
-  const doc = documents.get(params.textDocument.uri);
-  const state = results.get(params.textDocument.uri);
+  // a notebook cell: its own calls and findings
+  const cell = cellResults.get(params.textDocument.uri);
+  const doc = cell ? notebooks.cellTextDocuments.get(params.textDocument.uri) : documents.get(params.textDocument.uri);
+  const state = cell ? { version: cell.version, result: { calls: cell.calls, findings: cell.findings } } : results.get(params.textDocument.uri);
   if (!doc || !state || state.version !== doc.version) return null;
   const call = state.result.calls.find((c) => contains(c.range, params.position));
   if (!call) return null;
@@ -1006,7 +1008,7 @@ const notebooks = new NotebookDocuments(TextDocument);
 const openNotebooks = new Set<string>();
 const notebookTimers = new Map<string, NodeJS.Timeout>();
 /** The findings of each notebook cell, as last published, with the cell text's version (for quick fixes). */
-const cellResults = new Map<string, { version: number; findings: Finding[]; diagnostics: Diagnostic[] }>();
+const cellResults = new Map<string, { version: number; findings: Finding[]; diagnostics: Diagnostic[]; calls: CallInfo[] }>();
 
 function scheduleNotebook(uri: string, delay = DEBOUNCE_MS): void {
   clearTimeout(notebookTimers.get(uri));
@@ -1028,13 +1030,23 @@ async function checkNotebook(uri: string): Promise<void> {
     .map((cell) => ({ cell, doc: notebooks.getCellTextDocument(cell) }))
     .filter((c): c is { cell: typeof c.cell; doc: TextDocument } => c.cell.kind === NotebookCellKind.Code && c.doc?.languageId === 'python');
   const perCell = new Map<string, Finding[]>(cells.map((c) => [c.doc.uri, []]));
+  const callsOf = new Map<string, CallInfo[]>(cells.map((c) => [c.doc.uri, []]));
   const checking = engineFor(uri);
   if (checking) {
     const module = cellsAsModule(cells.map((c) => ({ code: true, source: c.doc.getText() })));
     const file = uriToPath(uri);
     try {
       const result = checking.check(module.text, file);
-      for (const f of placeInCells(module, applyConfig(result.findings, configFor(file), file))) perCell.get(cells[f.cell!].doc.uri)?.push(f);
+      // the calls (for the hover), moved into their cells
+      const shift = (r: Range, by: number): Range => ({ start: { line: r.start.line - by, character: r.start.character }, end: { line: r.end.line - by, character: r.end.character } });
+      for (const call of result.calls) {
+        const c = module.cells.find((m) => call.range.start.line >= m.start && call.range.start.line < m.start + m.lines);
+        if (c) callsOf.get(cells[c.index].doc.uri)?.push({ ...call, range: shift(call.range, c.start), extent: shift(call.extent, c.start) });
+      }
+      for (const f of placeInCells(module, applyConfig(result.findings, configFor(file), file))) {
+        const at = module.cells.find((m) => m.index === f.cell)!.start;
+        perCell.get(cells[f.cell!].doc.uri)?.push({ ...f, call: f.call && shift(f.call, at) });
+      }
     } catch (e) {
       log(`error while checking ${shown(file)}: ${(e as Error).message}`);
     }
@@ -1043,7 +1055,7 @@ async function checkNotebook(uri: string): Promise<void> {
   for (const c of cells) {
     const findings = perCell.get(c.doc.uri)!;
     const diagnostics = findings.map((f) => toDiagnostic(f));
-    cellResults.set(c.doc.uri, { version: c.doc.version, findings, diagnostics });
+    cellResults.set(c.doc.uri, { version: c.doc.version, findings, diagnostics, calls: callsOf.get(c.doc.uri)! });
     void connection.sendDiagnostics({ uri: c.doc.uri, version: c.doc.version, diagnostics });
   }
 }
