@@ -123,6 +123,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
       if (!client) return;
       await client.sendRequest('apidrift/recheck');
     }),
+    vscode.commands.registerCommand('apidrift.checkWorkspace', async () => {
+      if (!client) return undefined;
+      type Summary = { files?: number; findings?: number; filesWithFindings?: number; cancelled?: boolean; error?: string };
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'apidrift: checking the workspace' }, () => client!.sendRequest<Summary>('apidrift/checkWorkspace'));
+      if (r.error) void vscode.window.showErrorMessage(`apidrift: ${r.error}`);
+      else if (!r.cancelled) vscode.window.setStatusBarMessage(`apidrift: ${r.findings} findings in ${r.filesWithFindings} of ${r.files} files`, 10_000);
+      return r;
+    }),
     vscode.commands.registerCommand('apidrift.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('apidrift.fixAll', async () => {
       await vscode.commands.executeCommand('editor.action.sourceAction', { kind: 'source.fixAll.apidrift', apply: 'first' });

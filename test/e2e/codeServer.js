@@ -291,13 +291,15 @@ async function startCodeServer(opts = {}) {
      * absolute paths are turned into vscode-remote URIs, so
      * url({ extensionDevelopmentPath: dir, openFile: file }) works as is.
      */
-    url(payload = [], { folder = workspaceDir } = {}) {
+    url(payload = [], { folder = workspaceDir, workspace } = {}) {
       const pairs = Array.isArray(payload) ? payload : Object.entries(payload);
       const fixed = pairs
         .filter(([, v]) => v !== undefined && v !== null)
         .map(([k, v]) => [k, typeof v === 'string' && path.isAbsolute(v) ? remoteUri(port, v) : String(v)]);
       const q = [];
-      if (folder) q.push(`folder=${encodeURIComponent(path.resolve(folder))}`);
+      // a .code-workspace file (multi-root) instead of a folder
+      if (workspace) q.push(`workspace=${encodeURIComponent(path.resolve(workspace))}`);
+      else if (folder) q.push(`folder=${encodeURIComponent(path.resolve(folder))}`);
       if (fixed.length) q.push(`payload=${encodeURIComponent(JSON.stringify(fixed))}`);
       return `${base}/${q.length ? '?' + q.join('&') : ''}`;
     },

@@ -104,6 +104,31 @@ describe('end-to-end in code-server', { timeout: 2 * TEST_TIMEOUT_MS }, () => {
     assert.equal(fs.readFileSync(ws.file, 'utf8'), fs.readFileSync(path.join(FIXTURES, 'user', 'hidden_states_generator.py'), 'utf8'));
   });
 
+  it('runs the multi-root suite: two folders, two targets, workspace mode, a notebook (suite/multiroot.js)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    checkInstalled();
+    const { createMultiRootWorkspace } = require(path.join(E2E, 'workspaceMulti.js')) as { createMultiRootWorkspace(): { dir: string; workspaceFile: string; cleanup(): void } };
+    const multi = createMultiRootWorkspace();
+    try {
+      const r = await runNode(
+        [path.join(E2E, 'runInCodeServer.js'), '--extension', ROOT, '--tests', path.join(E2E, 'suite', 'multiroot.js'), '--workspace', multi.dir, '--workspace-file', multi.workspaceFile],
+        { APIDRIFT_E2E_FIXTURES: FIXTURES },
+      );
+      console.log(`[integration.test] multiroot: exit ${r.code}${r.signal ? ` (${r.signal})` : ''} in ${(r.ms / 1000).toFixed(1)} s`);
+      assert.equal(r.code, 0, `the multi-root suite failed (exit ${r.code}); its output is above`);
+      assert.match(r.output, /\[apidrift e2e multiroot\] ALL PASSED/);
+    } finally {
+      multi.cleanup();
+    }
+  });
+
+  it('shows no flicker while a call is typed, frame by frame (typing.js)', { timeout: TEST_TIMEOUT_MS }, async () => {
+    checkInstalled();
+    const r = await runNode([path.join(E2E, 'typing.js')]);
+    console.log(`[integration.test] typing.js: exit ${r.code}${r.signal ? ` (${r.signal})` : ''} in ${(r.ms / 1000).toFixed(1)} s`);
+    assert.equal(r.code, 0, `typing.js failed (exit ${r.code}); its output is above, screenshots in test-artifacts/e2e/`);
+    assert.match(r.output, /\[typing [\d.]+s\] PASS/);
+  });
+
   it('passes the browser-driven UI test (ui.js)', { timeout: TEST_TIMEOUT_MS }, async () => {
     checkInstalled();
     // --no-readme-screenshot: `npm test` must not rewrite the committed media/quick-fix.png.

@@ -13,6 +13,7 @@
 //   --extension  extension folder (its package.json); default: current directory
 //   --tests      test module; must live inside the extension folder
 //   --workspace  folder to open; default: an empty temp folder
+//   --workspace-file  a .code-workspace file to open instead (multi-root; code-server still serves --workspace)
 //   --open       file to open in an editor at startup (payload openFile)
 //   --timeout    overall limit for the suite in seconds (default 300)
 //   --enable-extensions  do not pass disableExtensions (other installed extensions stay on)
@@ -39,7 +40,7 @@ function usage(msg) {
 
 function parseArgs(argv) {
   const o = { extension: process.cwd(), timeout: 300, disableExtensions: true };
-  const valued = { '--extension': 'extension', '--tests': 'tests', '--workspace': 'workspace', '--open': 'open', '--timeout': 'timeout', '--screenshot': 'screenshot' };
+  const valued = { '--extension': 'extension', '--tests': 'tests', '--workspace': 'workspace', '--workspace-file': 'workspaceFile', '--open': 'open', '--timeout': 'timeout', '--screenshot': 'screenshot' };
   for (let i = 0; i < argv.length; i++) {
     let a = argv[i];
     let v;
@@ -63,6 +64,7 @@ function parseArgs(argv) {
   o.tests = path.resolve(o.tests);
   if (o.workspace) o.workspace = path.resolve(o.workspace);
   if (o.open) o.open = path.resolve(o.open);
+  if (o.workspaceFile) o.workspaceFile = path.resolve(o.workspaceFile);
   if (o.screenshot) o.screenshot = path.resolve(o.screenshot);
   o.timeout = Number(o.timeout);
   if (!(o.timeout > 0)) usage('--timeout must be a positive number of seconds');
@@ -137,7 +139,7 @@ async function main() {
     if (o.open) payload.push(['openFile', o.open]);
 
     const deadline = o.timeout * 1000;
-    await page.goto(server.url(payload), { timeout: DEFAULT_TIMEOUT_MS });
+    await page.goto(server.url(payload, o.workspaceFile ? { workspace: o.workspaceFile } : undefined), { timeout: DEFAULT_TIMEOUT_MS });
     info('workbench loading, running tests');
     code = await withTimeout(exitCode, deadline, `tests did not finish within ${o.timeout} s`);
     info(`tests finished with exit code ${code}`);

@@ -24,12 +24,16 @@ export class TestClient {
   readonly proc: ChildProcess;
   readonly conn: MessageConnection;
   readonly diagnostics = new Map<string, { version?: number; diagnostics: Diagnostic[] }>();
+  /** Every publication, in order. */
+  readonly published: Array<{ uri: string; version?: number; diagnostics: Diagnostic[] }> = [];
   readonly statuses: Status[] = [];
   readonly logs: string[] = [];
-  settings: { targets: string[]; baseline?: string[] };
+  settings: { targets: string[]; baseline?: string[]; [key: string]: unknown };
+  /** The settings of one folder (configuration requests with a scopeUri), when they differ. */
+  folderSettings = new Map<string, { targets: string[]; baseline?: string[]; [key: string]: unknown }>();
   private waiters: Array<() => void> = [];
 
-  constructor(settings: { targets: string[]; baseline?: string[] }, env: NodeJS.ProcessEnv = {}) {
+  constructor(settings: { targets: string[]; baseline?: string[]; [key: string]: unknown }, env: NodeJS.ProcessEnv = {}) {
     this.settings = settings;
     // started as the extension starts it
     this.proc = spawn(process.execPath, [...launch.execArgv, path.join(DIST, 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
@@ -37,6 +41,7 @@ export class TestClient {
     this.conn = createMessageConnection(new StreamMessageReader(this.proc.stdout!), new StreamMessageWriter(this.proc.stdin!));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {
       this.diagnostics.set(p.uri, { version: p.version, diagnostics: p.diagnostics });
+      this.published.push(p);
       this.wake();
     });
     this.conn.onNotification('apidrift/status', (s: Status) => {
@@ -47,7 +52,7 @@ export class TestClient {
       this.logs.push(m.message);
       this.wake();
     });
-    this.conn.onRequest('workspace/configuration', (p: { items: Array<{ section?: string }> }) => p.items.map(() => this.settings));
+    this.conn.onRequest('workspace/configuration', (p: { items: Array<{ section?: string; scopeUri?: string }> }) => p.items.map((i) => (i.scopeUri && this.folderSettings.get(i.scopeUri)) || this.settings));
     this.conn.onRequest('client/registerCapability', () => null);
     this.conn.listen();
   }
@@ -73,11 +78,11 @@ export class TestClient {
     });
   }
 
-  async initialize(rootPath: string): Promise<void> {
+  async initialize(rootPath: string, otherFolders: string[] = []): Promise<void> {
     await this.conn.sendRequest('initialize', {
       processId: process.pid,
       rootUri: pathToFileURL(rootPath).href,
-      workspaceFolders: [{ uri: pathToFileURL(rootPath).href, name: 'ws' }],
+      workspaceFolders: [rootPath, ...otherFolders].map((f, i) => ({ uri: pathToFileURL(f).href, name: `ws${i}` })),
       capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } } },
     });
     await this.conn.sendNotification('initialized', {});
@@ -99,7 +104,7 @@ export class TestClient {
     });
   }
 
-  changeSettings(settings: { targets: string[]; baseline?: string[] }): void {
+  changeSettings(settings: { targets: string[]; baseline?: string[]; [key: string]: unknown }): void {
     this.settings = settings;
     void this.conn.sendNotification('workspace/didChangeConfiguration', { settings: { apidrift: settings } });
   }

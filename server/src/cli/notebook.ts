@@ -41,11 +41,20 @@ export function readNotebook(text: string, file: string): Notebook {
     throw new NotebookError(`${file}: not a notebook (${(e as Error).message})`);
   }
   if (!json || !Array.isArray(json.cells)) throw new NotebookError(`${file}: not a notebook (no cells)`);
+  const sources = json.cells.map((cell) => ({ code: cell.cell_type === 'code', source: Array.isArray(cell.source) ? cell.source.join('') : String(cell.source ?? '') }));
+  return { ...cellsAsModule(sources), json };
+}
+
+/**
+ * The code cells of a notebook, in order, as one module (an editor's notebook gives its cells this
+ * way); `index` of each cell is its index in `cells`.
+ */
+export function cellsAsModule(cells: Array<{ code: boolean; source: string }>): Pick<Notebook, 'text' | 'cells'> {
   const out: string[] = [];
-  const cells: NotebookCell[] = [];
-  json.cells.forEach((cell, index) => {
-    if (cell.cell_type !== 'code') return;
-    const source = Array.isArray(cell.source) ? cell.source.join('') : String(cell.source ?? '');
+  const placed: NotebookCell[] = [];
+  cells.forEach((cell, index) => {
+    if (!cell.code) return;
+    const source = cell.source;
     const lines = source.split(/\r?\n/);
     const cellMagic = /^\s*%%/.test(source);
     const code = lines.map((l) => {
@@ -54,13 +63,13 @@ export function readNotebook(text: string, file: string): Notebook {
       if (m || HELP.test(l)) return `${(m ?? /^\s*/.exec(l)!)[1] ?? ''}pass`;
       return l;
     });
-    cells.push({ index, start: out.length, lines: lines.length, source });
+    placed.push({ index, start: out.length, lines: lines.length, source });
     out.push(...code);
   });
-  return { text: out.join('\n') + '\n', cells, json };
+  return { text: out.join('\n') + '\n', cells: placed };
 }
 
-function cellOf(nb: Notebook, line: number): NotebookCell | undefined {
+function cellOf(nb: Pick<Notebook, 'cells'>, line: number): NotebookCell | undefined {
   return nb.cells.find((c) => line >= c.start && line < c.start + c.lines);
 }
 
@@ -84,7 +93,7 @@ function editsInCell(c: NotebookCell, edits: TextEdit[]): TextEdit[] | undefined
 }
 
 /** The findings with ranges (and fix edits) relative to their cells; fixes that leave their cell are dropped. */
-export function placeInCells(nb: Notebook, findings: Finding[]): CellFinding[] {
+export function placeInCells(nb: Pick<Notebook, 'cells'>, findings: Finding[]): CellFinding[] {
   const out: CellFinding[] = [];
   for (const f of findings) {
     const c = cellOf(nb, f.range.start.line);

@@ -83,3 +83,6 @@ export const CancelFetchNotification = 'apidrift/cancelFetch';
 
 /** Server → client: the environments found for `apidrift.selectTarget`. */
 export const DetectRequest = 'apidrift/detectTargets';
+
+/** Client → server (`apidrift.checkWorkspace`): checks every Python file of the workspace now; answers with counts or an error. */
+export const CheckWorkspaceRequest = 'apidrift/checkWorkspace';

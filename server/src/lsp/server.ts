@@ -11,10 +11,14 @@ import {
   createConnection,
   type Diagnostic,
   DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
   type Hover,
   type HoverParams,
   type InitializeResult,
   MarkupKind,
+  NotebookDocuments,
+  NotebookCellKind,
   ProposedFeatures,
   SetTraceNotification,
   Trace,
@@ -31,13 +35,17 @@ import { ignorable, ignoreFileEdit, ignoreLineEdit } from './ignore';
 import { detectEnvironments } from './detect';
 import { environmentName, importedDistributions, importedTopLevels } from './environmentInfo';
 import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
-import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult } from './protocol';
+import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult, CheckWorkspaceRequest } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
 import { parserReady, ParserCrashError } from '../engine/parser';
 import { buildReport } from '../engine/report/report';
 import { type UsePlace, workspaceReport } from './changesReport';
 import { collectFiles } from '../cli/files';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
+import { keyOf, lineStarts, type Shown, toWithhold, TYPING_PAUSE_MS } from './typingPause';
+import { WorkspaceChecker } from './workspaceMode';
+import { collectFiles } from '../cli/files';
+import { cellsAsModule, placeInCells } from '../cli/notebook';
 
 /** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
@@ -63,6 +71,8 @@ const connection = process.argv.includes('--stdio') ? stdioConnection() : create
 const documents = new TextDocuments(TextDocument);
 
 let workspaceFolder: string | undefined;
+/** Every workspace folder (the first is `workspaceFolder`). */
+let workspaceFolders: string[] = [];
 let hasConfigurationCapability = false;
 let settings: Settings = DEFAULT_SETTINGS;
 let engine: Engine | undefined;
@@ -210,7 +220,8 @@ function uriToPath(uri: string): string {
 async function loadSettings(): Promise<Settings> {
   if (!hasConfigurationCapability) return settings;
   try {
-    const raw = await connection.workspace.getConfiguration({ section: 'apidrift' });
+    // the first folder's settings (each other folder reads its own: see folderScopes)
+    const raw = await connection.workspace.getConfiguration({ scopeUri: workspaceFolder ? pathToFileURL(workspaceFolder).href : undefined, section: 'apidrift' });
     return parseSettings(raw);
   } catch (e) {
     log(`could not read settings: ${(e as Error).message}`);
@@ -270,6 +281,7 @@ function watchTargets(paths: string[]): void {
           if (notChecked.size === 0) sendStatus('ready', 'target changed on disk: re-checked');
           if (engine.baseline || indexWanted) void indexInBackground(engine);
           for (const doc of documents.all()) schedule(doc, 0);
+          workspaceAgain(true);
         }, 500);
       });
       w.on('error', () => undefined);
@@ -470,13 +482,17 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
   log(`full index: ${index.modules.length} modules in ${Math.round(performance.now() - started)} ms${index.fromCache ? ' (from the cache)' : ''}`);
   saveCacheSoon();
   for (const doc of documents.all()) schedule(doc, 0);
+  workspaceAgain(true);
 }
 
 async function reload(): Promise<void> {
-  settings = await loadSettings();
+  // checks wait from now on (also for the settings: a check before them would publish nothing)
   const run = (async () => {
+    settings = await loadSettings();
     await ensureEngine();
+    await ensureFolderScopes();
     for (const doc of documents.all()) schedule(doc, 0);
+    workspaceAgain();
   })();
   engineLoading = run;
   await run;
@@ -505,6 +521,8 @@ function schedule(doc: TextDocument, delay?: number): void {
 
 async function validate(uri: string, version: number): Promise<void> {
   if (engineLoading) await engineLoading;
+  // in a multi-root workspace, the engine of the document's folder
+  const engine = engineFor(uri);
   const doc = documents.get(uri);
   if (!doc || doc.version !== version || doc.languageId !== 'python') return;
   if (!engine) {
@@ -543,8 +561,41 @@ async function validate(uri: string, version: number): Promise<void> {
   noteImports(uri, doc.getText());
   checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
-  void connection.sendDiagnostics({ uri, version, diagnostics });
+  publish(uri, version, doc.getText(), result.findings, diagnostics);
   traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
+}
+
+/** What the editor shows of each document (for the typing pause). */
+const shownFindings = new Map<string, Shown>();
+/** When each document was last edited. */
+const editedAt = new Map<string, number>();
+/** The pending publication, after the typing pause, of findings held back. */
+const pauseTimers = new Map<string, NodeJS.Timeout>();
+
+/**
+ * Sends the diagnostics of a check. While a statement is being typed, findings that are new on
+ * it wait for a pause in typing (then everything is sent); the rest is sent at once.
+ */
+function publish(uri: string, version: number, text: string, findings: Finding[], diagnostics: Diagnostic[]): void {
+  clearTimeout(pauseTimers.get(uri));
+  pauseTimers.delete(uri);
+  const sinceEdit = Date.now() - (editedAt.get(uri) ?? 0);
+  const typing = sinceEdit < TYPING_PAUSE_MS ? toWithhold(shownFindings.get(uri), text, findings) : undefined;
+  const held = typing?.held ?? findings.map(() => false);
+  const starts = lineStarts(text);
+  shownFindings.set(uri, { text, keys: new Set(findings.filter((_, i) => !held[i]).map((f) => keyOf(starts, f))), edited: typing?.edited });
+  void connection.sendDiagnostics({ uri, version, diagnostics: diagnostics.filter((_, i) => !held[i]) });
+  if (!held.includes(true)) return;
+  traceLog(`${shown(uriToPath(uri))} v${version}: ${held.filter(Boolean).length} new findings on the edited statement wait for a pause in typing`);
+  pauseTimers.set(
+    uri,
+    setTimeout(() => {
+      pauseTimers.delete(uri);
+      const state = results.get(uri);
+      if (!state || state.version !== version || documents.get(uri)?.version !== version) return;
+      publish(uri, version, text, state.result.findings, state.diagnostics);
+    }, TYPING_PAUSE_MS - sinceEdit),
+  );
 }
 
 /**
@@ -563,6 +614,7 @@ setInterval(() => {
   if (engine.revalidate()) {
     log('target files changed: re-checking open files');
     for (const doc of documents.all()) schedule(doc, 0);
+    workspaceAgain(true);
   }
 }, IDLE_REVALIDATE_MS / 2).unref();
 
@@ -579,6 +631,10 @@ function overlaps(a: Range, b: Range): boolean {
 connection.onInitialize((params): InitializeResult => {
   const folder = params.workspaceFolders?.[0]?.uri ?? params.rootUri ?? undefined;
   workspaceFolder = folder ? uriToPath(folder) : undefined;
+  workspaceFolders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri));
+  if (workspaceFolders.length === 0 && workspaceFolder) workspaceFolders = [workspaceFolder];
+  canWatchFiles = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
+  clientHasFolders = !!params.capabilities.workspace?.workspaceFolders;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
   tracing = !!params.trace && params.trace !== 'off';
   const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string; fetchProgress?: boolean } | undefined;
@@ -591,6 +647,9 @@ connection.onInitialize((params): InitializeResult => {
       textDocumentSync: TextDocumentSyncKind.Incremental,
       codeActionProvider: { codeActionKinds: ['quickfix', FIX_ALL_KIND] },
       hoverProvider: true,
+      // the Python cells of notebooks, checked as the one module they form when run in order
+      notebookDocumentSync: { notebookSelector: [{ notebook: '*', cells: [{ language: 'python' }] }] },
+      workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'apidrift' },
   };
@@ -598,6 +657,15 @@ connection.onInitialize((params): InitializeResult => {
 
 connection.onInitialized(() => {
   if (hasConfigurationCapability) void connection.client.register(DidChangeConfigurationNotification.type, { section: 'apidrift' });
+  if (clientHasFolders) {
+    connection.workspace.onDidChangeWorkspaceFolders((e) => {
+      const removed = new Set(e.removed.map((f) => uriToPath(f.uri)));
+      workspaceFolders = [...workspaceFolders.filter((f) => !removed.has(f)), ...e.added.map((f) => uriToPath(f.uri))];
+      void reload();
+    });
+  }
+  // Python files changing on disk, for workspace diagnostics
+  if (canWatchFiles) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{py,pyi}' }] });
   void reload();
 });
 
@@ -718,8 +786,16 @@ connection.onRequest(RecheckRequest, async () => {
 });
 
 documents.onDidOpen((e) => schedule(e.document, 0));
-documents.onDidChangeContent((e) => schedule(e.document));
+documents.onDidChangeContent((e) => {
+  editedAt.set(e.document.uri, Date.now());
+  lastEditAt = Date.now();
+  schedule(e.document);
+});
 documents.onDidClose((e) => {
+  clearTimeout(pauseTimers.get(e.document.uri));
+  pauseTimers.delete(e.document.uri);
+  shownFindings.delete(e.document.uri);
+  editedAt.delete(e.document.uri);
   checkedAgain(e.document.uri);
   timers.get(e.document.uri)?.cancel();
   timers.delete(e.document.uri);
@@ -727,10 +803,17 @@ documents.onDidClose((e) => {
   checkMs.delete(e.document.uri);
   noteImports(e.document.uri, undefined);
   engine?.forget(uriToPath(e.document.uri));
+  if (settings.diagnosticMode === 'workspace' && e.document.uri.startsWith('file:')) {
+    // the file's problems stay: it is checked again from disk (the editor may have held unsaved text)
+    workspaceChecker.forgetFile(uriToPath(e.document.uri));
+    workspaceSoon();
+    return;
+  }
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
 });
 
 connection.onCodeAction((params: CodeActionParams): CodeAction[] => {
+  if (cellResults.has(params.textDocument.uri)) return cellCodeActions(params);
   const doc = documents.get(params.textDocument.uri);
   const state = results.get(params.textDocument.uri);
   if (!doc || !state || state.version !== doc.version) return []; // stale: fixes were computed for another text
@@ -818,8 +901,10 @@ function signatureBlock(signatures: string[], emphasise: Set<string>): string {
 }
 
 connection.onHover((params: HoverParams): Hover | null => {
-  const doc = documents.get(params.textDocument.uri);
-  const state = results.get(params.textDocument.uri);
+  // a notebook cell: its own calls and findings
+  const cell = cellResults.get(params.textDocument.uri);
+  const doc = cell ? notebooks.cellTextDocuments.get(params.textDocument.uri) : documents.get(params.textDocument.uri);
+  const state = cell ? { version: cell.version, result: { calls: cell.calls, findings: cell.findings } } : results.get(params.textDocument.uri);
   if (!doc || !state || state.version !== doc.version) return null;
   const call = state.result.calls.find((c) => contains(c.range, params.position));
   if (!call) return null;
@@ -846,7 +931,279 @@ connection.onHover((params: HoverParams): Hover | null => {
   return { contents: { kind: MarkupKind.Markdown, value: parts.join('\n\n') }, range: call.range };
 });
 
+// ------------------------------------------------------------------ multi-root workspaces
+
+/**
+ * A workspace folder after the first whose settings (or `[tool.apidrift]`, or detected
+ * environment) give other targets than the first folder's: it has its own engine. Folders whose
+ * targets are the first folder's share its engine.
+ */
+interface FolderScope {
+  folder: string;
+  key: string;
+  targets: string[];
+  engine?: Engine;
+  error?: string;
+}
+const folderScopes = new Map<string, FolderScope>();
+
+/** The innermost workspace folder holding a file (a path or a URI). */
+function folderOf(fileOrUri: string): string | undefined {
+  const file = uriToPath(fileOrUri);
+  if (!path.isAbsolute(file)) return undefined;
+  let best: string | undefined;
+  for (const f of workspaceFolders) if (isInside(file, f) && (!best || f.length > best.length)) best = f;
+  return best;
+}
+
+/** The engine that checks a file: its folder's, or the first folder's. */
+function engineFor(fileOrUri: string): Engine | undefined {
+  const folder = folderOf(fileOrUri);
+  const scope = folder ? folderScopes.get(folder) : undefined;
+  return scope ? scope.engine : engine;
+}
+
+/** Reads the settings of every folder after the first and opens the engines of those that need their own. */
+async function ensureFolderScopes(): Promise<void> {
+  const others = workspaceFolders.filter((f) => f !== workspaceFolder);
+  for (const f of [...folderScopes.keys()]) if (!others.includes(f)) folderScopes.delete(f);
+  for (const folder of others) {
+    let own = settings;
+    if (hasConfigurationCapability) {
+      try {
+        own = parseSettings(await connection.workspace.getConfiguration({ scopeUri: pathToFileURL(folder).href, section: 'apidrift' }));
+      } catch (e) {
+        log(`could not read the settings of ${folder}: ${(e as Error).message}`);
+      }
+    }
+    let targets = own.targets.map((t) => resolveTargetPath(t, folder));
+    let baseline = own.baseline.map((t) => resolveTargetPath(t, folder));
+    let origin = 'apidrift.targets';
+    const config = configFor(folder);
+    if (targets.length === 0 && config?.target) {
+      targets = config.target;
+      origin = `${path.basename(config.file)} [tool.apidrift]`;
+    }
+    if (baseline.length === 0 && config?.baseline) baseline = config.baseline;
+    const environments = environment.trusted ? detectEnvironments({ workspaceFolder: folder, virtualEnv: process.env.VIRTUAL_ENV }).filter((e) => isInside(e.sitePackages, folder)) : [];
+    if (targets.length === 0 && environments[0]) {
+      targets = [environments[0].sitePackages];
+      origin = `auto-detected: ${environments[0].label}`;
+    }
+    if (baseline.length === 0) baseline = installedBaseline(targets, environments.map((e) => e.sitePackages)).baseline;
+    const key = JSON.stringify([targets, baseline, own.indexUrl, own.requireHashes]);
+    if (targets.length === 0 || key === engineKey) {
+      // nothing of its own: the first folder's engine checks it
+      folderScopes.delete(folder);
+      continue;
+    }
+    if (folderScopes.get(folder)?.key === key) continue;
+    const scope: FolderScope = { folder, key, targets };
+    folderScopes.set(folder, scope);
+    try {
+      const fetch = { cacheDir: cacheDir ? path.dirname(cacheDir) : defaultCacheDir(), indexUrl: own.indexUrl || undefined, requireHashes: own.requireHashes, environments: environments.map((e) => e.sitePackages) };
+      const opened = await Engine.open({ targets, baseline, sourceRoots: [folder, path.join(folder, 'src')], wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
+      if (folderScopes.get(folder) !== scope) continue;
+      scope.engine = opened;
+      opened.program.releaseAfterIndex = true;
+      log(`folder ${path.basename(folder)}: target ${targets.join(', ')} (${origin})${baseline.length ? `; baseline ${baseline.join(', ')}` : ''}`);
+      if (opened.baseline) {
+        // moved names need the full index: built off the typing path, then the folder's files are checked again
+        void opened.program.buildFullIndexAsync(undefined, () => folderScopes.get(folder) !== scope).then((index) => {
+          if (!index || folderScopes.get(folder) !== scope) return;
+          for (const doc of documents.all()) if (folderOf(doc.uri) === folder) schedule(doc, 0);
+          workspaceAgain(true);
+        });
+      }
+    } catch (e) {
+      scope.error = (e as Error).message;
+      log(`folder ${path.basename(folder)}: target error: ${scope.error}`);
+      void connection.window.showWarningMessage(`apidrift: the target of the folder ${path.basename(folder)} cannot be opened: ${scope.error}`);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ workspace diagnostics
+
+let canWatchFiles = false;
+let clientHasFolders = false;
+const workspaceChecker = new WorkspaceChecker({
+  files: () => {
+    if (workspaceFolders.length === 0) return [];
+    const targets = [...resolvedTargets, ...resolvedBaseline].filter((t) => path.isAbsolute(t));
+    return collectFiles(workspaceFolders, (m) => traceLog(m), configs).filter((f) => /\.pyi?$/.test(f) && !targets.some((t) => isInside(f, t)));
+  },
+  check: (file, text) => {
+    const checking = engineFor(file);
+    if (!checking) return undefined;
+    try {
+      const result = checking.check(text, file);
+      return diagnosticsOf({ ...result, findings: applyConfig(result.findings, configFor(file), file) });
+    } catch (e) {
+      log(`error while checking ${shown(file)}: ${(e as Error).message}`);
+      return [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, severity: 2, source: 'apidrift', code: 'not-checked', message: `apidrift could not check this file: ${(e as Error).message}` }];
+    } finally {
+      checking.forget(file);
+    }
+  },
+  publish: (uri, diagnostics) => void connection.sendDiagnostics({ uri, diagnostics }),
+  isOpen: (uri) => documents.get(uri) !== undefined,
+  busy: () => timers.size > 0 || Date.now() - lastEditAt < WORKSPACE_TYPING_MS,
+  progress: async () => {
+    try {
+      const p = await connection.window.createWorkDoneProgress();
+      p.begin('apidrift: checking the workspace', 0, '', false);
+      return { report: (pct, message) => p.report(pct, message), done: () => p.done() };
+    } catch {
+      return undefined;
+    }
+  },
+  log,
+});
+/** When any open document was last edited, and how long after it workspace checks wait. */
+let lastEditAt = 0;
+const WORKSPACE_TYPING_MS = 1000;
+/** What the workspace's files were last checked against. */
+let workspaceKey = '';
+
+/**
+ * After a reload, a new index or a target change: in workspace mode, the workspace's files are
+ * checked again (those whose results may have changed); otherwise what an earlier "Check
+ * workspace" published is taken back when the targets change.
+ */
+function workspaceAgain(targetsChanged = false): void {
+  const key = [engineKey, ...[...folderScopes.values()].map((s) => s.key)].join('\n');
+  if (targetsChanged || key !== workspaceKey) workspaceChecker.invalidate();
+  const changed = key !== workspaceKey || workspaceModeWas !== settings.diagnosticMode;
+  workspaceKey = key;
+  workspaceModeWas = settings.diagnosticMode;
+  if (settings.diagnosticMode === 'workspace') void workspaceChecker.run();
+  else if (changed || targetsChanged) workspaceChecker.clear();
+  for (const nb of openNotebooks) scheduleNotebook(nb, 0);
+}
+let workspaceModeWas = settings.diagnosticMode;
+
+let workspaceTimer: NodeJS.Timeout | undefined;
+/** A run of the workspace check a little after the last file event. */
+function workspaceSoon(): void {
+  clearTimeout(workspaceTimer);
+  workspaceTimer = setTimeout(() => {
+    if (settings.diagnosticMode === 'workspace') void workspaceChecker.run();
+  }, 300);
+}
+
+connection.onDidChangeWatchedFiles((p) => {
+  for (const c of p.changes) {
+    if (!c.uri.startsWith('file:')) continue;
+    const file = uriToPath(c.uri);
+    if (c.type === FileChangeType.Deleted) workspaceChecker.deleted(file);
+    else workspaceChecker.forgetFile(file);
+  }
+  workspaceSoon();
+});
+
+connection.onRequest(CheckWorkspaceRequest, async () => {
+  if (engineLoading) await engineLoading;
+  if (!engine) return { error: engineError ?? 'no target is set (apidrift.targets)' };
+  workspaceKey = [engineKey, ...[...folderScopes.values()].map((s) => s.key)].join('\n');
+  return workspaceChecker.run(true);
+});
+
+// ------------------------------------------------------------------ notebooks
+
+const notebooks = new NotebookDocuments(TextDocument);
+const openNotebooks = new Set<string>();
+const notebookTimers = new Map<string, NodeJS.Timeout>();
+/** The findings of each notebook cell, as last published, with the cell text's version (for quick fixes). */
+const cellResults = new Map<string, { version: number; findings: Finding[]; diagnostics: Diagnostic[]; calls: CallInfo[] }>();
+
+function scheduleNotebook(uri: string, delay = DEBOUNCE_MS): void {
+  clearTimeout(notebookTimers.get(uri));
+  notebookTimers.set(
+    uri,
+    setTimeout(() => {
+      notebookTimers.delete(uri);
+      void checkNotebook(uri);
+    }, delay),
+  );
+}
+
+/** Checks the Python cells of a notebook as one module and publishes each cell's findings. */
+async function checkNotebook(uri: string): Promise<void> {
+  if (engineLoading) await engineLoading;
+  const nb = notebooks.getNotebookDocument(uri);
+  if (!nb) return;
+  const cells = nb.cells
+    .map((cell) => ({ cell, doc: notebooks.getCellTextDocument(cell) }))
+    .filter((c): c is { cell: typeof c.cell; doc: TextDocument } => c.cell.kind === NotebookCellKind.Code && c.doc?.languageId === 'python');
+  const perCell = new Map<string, Finding[]>(cells.map((c) => [c.doc.uri, []]));
+  const callsOf = new Map<string, CallInfo[]>(cells.map((c) => [c.doc.uri, []]));
+  const checking = engineFor(uri);
+  if (checking) {
+    const module = cellsAsModule(cells.map((c) => ({ code: true, source: c.doc.getText() })));
+    const file = uriToPath(uri);
+    try {
+      const result = checking.check(module.text, file);
+      // the calls (for the hover), moved into their cells
+      const shift = (r: Range, by: number): Range => ({ start: { line: r.start.line - by, character: r.start.character }, end: { line: r.end.line - by, character: r.end.character } });
+      for (const call of result.calls) {
+        const c = module.cells.find((m) => call.range.start.line >= m.start && call.range.start.line < m.start + m.lines);
+        if (c) callsOf.get(cells[c.index].doc.uri)?.push({ ...call, range: shift(call.range, c.start), extent: shift(call.extent, c.start) });
+      }
+      for (const f of placeInCells(module, applyConfig(result.findings, configFor(file), file))) {
+        const at = module.cells.find((m) => m.index === f.cell)!.start;
+        perCell.get(cells[f.cell!].doc.uri)?.push({ ...f, call: f.call && shift(f.call, at) });
+      }
+    } catch (e) {
+      log(`error while checking ${shown(file)}: ${(e as Error).message}`);
+    }
+  }
+  if (notebooks.getNotebookDocument(uri) !== nb || nb.version !== notebooks.getNotebookDocument(uri)?.version) return;
+  for (const c of cells) {
+    const findings = perCell.get(c.doc.uri)!;
+    const diagnostics = findings.map((f) => toDiagnostic(f));
+    cellResults.set(c.doc.uri, { version: c.doc.version, findings, diagnostics, calls: callsOf.get(c.doc.uri)! });
+    void connection.sendDiagnostics({ uri: c.doc.uri, version: c.doc.version, diagnostics });
+  }
+}
+
+notebooks.onDidOpen((nb) => {
+  openNotebooks.add(nb.uri);
+  scheduleNotebook(nb.uri, 0);
+});
+notebooks.onDidChange((e) => {
+  for (const cell of e.cells?.removed ?? []) {
+    cellResults.delete(cell.document);
+    void connection.sendDiagnostics({ uri: cell.document, diagnostics: [] });
+  }
+  scheduleNotebook(e.notebookDocument.uri);
+});
+notebooks.onDidClose((nb) => {
+  openNotebooks.delete(nb.uri);
+  clearTimeout(notebookTimers.get(nb.uri));
+  notebookTimers.delete(nb.uri);
+  engine?.forget(uriToPath(nb.uri));
+  for (const cell of nb.cells) {
+    cellResults.delete(cell.document);
+    void connection.sendDiagnostics({ uri: cell.document, diagnostics: [] });
+  }
+});
+
+/** Quick fixes in a notebook cell (the fixes that stay inside their cell). */
+function cellCodeActions(params: CodeActionParams): CodeAction[] {
+  const state = cellResults.get(params.textDocument.uri);
+  const cell = notebooks.cellTextDocuments.get(params.textDocument.uri);
+  if (!state || !cell || cell.version !== state.version) return [];
+  const actions: CodeAction[] = [];
+  state.findings.forEach((f, i) => {
+    if (!overlaps(f.range, params.range)) return;
+    for (const fix of f.fixes) actions.push(toCodeAction(f, fix, cell.uri, cell.version, state.diagnostics[i]));
+  });
+  return actions;
+}
+
 process.on('uncaughtException', (e) => log(`uncaught error: ${e.stack ?? e}`));
 
 documents.listen(connection);
+notebooks.listen(connection as unknown as Parameters<typeof notebooks.listen>[0]);
 connection.listen();

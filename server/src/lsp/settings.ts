@@ -11,12 +11,14 @@ export interface Settings {
   indexUrl: string;
   /** Targets named by version are downloaded whole and checked against the index's sha256. */
   requireHashes: boolean;
+  /** `openFiles`: only open files are checked; `workspace`: every Python file of the workspace. */
+  diagnosticMode: 'openFiles' | 'workspace';
 }
 
-export const DEFAULT_SETTINGS: Settings = { targets: [], baseline: [], indexUrl: '', requireHashes: false };
+export const DEFAULT_SETTINGS: Settings = { targets: [], baseline: [], indexUrl: '', requireHashes: false, diagnosticMode: 'openFiles' };
 
 /** The settings keys the server reads; package.json must declare each (a test keeps them in step). */
-export const SETTINGS_KEYS = ['apidrift.targets', 'apidrift.baseline', 'apidrift.indexUrl', 'apidrift.requireHashes'] as const;
+export const SETTINGS_KEYS = ['apidrift.targets', 'apidrift.baseline', 'apidrift.indexUrl', 'apidrift.requireHashes', 'apidrift.diagnosticMode'] as const;
 
 function paths(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string' && t.trim() !== '').map((t) => t.trim()) : [];
@@ -29,6 +31,7 @@ export function parseSettings(raw: unknown): Settings {
     baseline: paths(obj.baseline),
     indexUrl: typeof obj.indexUrl === 'string' ? obj.indexUrl.trim() : '',
     requireHashes: obj.requireHashes === true,
+    diagnosticMode: obj.diagnosticMode === 'workspace' ? 'workspace' : 'openFiles',
   };
 }
 
