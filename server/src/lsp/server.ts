@@ -44,7 +44,6 @@ import { collectFiles } from '../cli/files';
 import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } from './settings';
 import { keyOf, lineStarts, type Shown, toWithhold, TYPING_PAUSE_MS } from './typingPause';
 import { WorkspaceChecker } from './workspaceMode';
-import { collectFiles } from '../cli/files';
 import { cellsAsModule, placeInCells } from '../cli/notebook';
 
 /** How long edits are gathered before a slow document is re-checked. */
