@@ -203,9 +203,9 @@ export class Engine {
   /**
    * Adds, replaces or (with no text) removes project files (the editor: the workspace's Python
    * files, as they change on disk). Checks re-run what depended on the project's classes only when
-   * what dispatch reads of them changed.
+   * what dispatch reads of them changed; the answer says whether it did.
    */
-  setProjectFiles(files: Array<{ file: string; text?: string }>): void {
+  setProjectFiles(files: Array<{ file: string; text?: string }>): boolean {
     let changed = false;
     for (const { file, text } of files) {
       const before = this.projectFiles.get(file);
@@ -234,9 +234,10 @@ export class Engine {
       this.projectFiles.set(file, { classes, shape });
       changed = true;
     }
-    if (!changed) return;
+    if (!changed) return false;
     this.projectEpoch++;
     this.projectClasses = [...this.projectFiles.values()].flatMap((f) => f.classes);
+    return true;
   }
 
   /** Statement results of recently checked files, for re-checks after an edit. */

@@ -365,6 +365,7 @@ async function ensureEngine(): Promise<void> {
     if (opened.cache) opened.cache.onError = (m) => log(m);
     if (engineKey !== key) return; // settings changed meanwhile
     engine = opened;
+    void loadProjectFiles(opened);
     // the targets are watched: files are re-validated when they change and in idle time, not on keystrokes
     engine.revalidateEvery(watchers.length > 0 ? Infinity : 0);
     engine.program.releaseAfterIndex = true;
@@ -1004,6 +1005,7 @@ async function ensureFolderScopes(): Promise<void> {
       const opened = await Engine.open({ targets, baseline, sourceRoots: [folder, path.join(folder, 'src')], wasmDir: __dirname, indexOnDemand: false, cacheDir, incremental: true, fetch });
       if (folderScopes.get(folder) !== scope) continue;
       scope.engine = opened;
+      void loadProjectFiles(opened);
       opened.program.releaseAfterIndex = true;
       log(`folder ${path.basename(folder)}: target ${targets.join(', ')} (${origin})${baseline.length ? `; baseline ${baseline.join(', ')}` : ''}`);
       if (opened.baseline) {
@@ -1097,9 +1099,77 @@ connection.onDidChangeWatchedFiles((p) => {
     const file = uriToPath(c.uri);
     if (c.type === FileChangeType.Deleted) workspaceChecker.deleted(file);
     else workspaceChecker.forgetFile(file);
+    void projectFileChanged(file, c.type === FileChangeType.Deleted);
   }
   workspaceSoon();
 });
+
+// ------------------------------------------------------------------ the project's classes
+
+/**
+ * The classes of the workspace's Python files, for virtual dispatch: a method call on `self` or on
+ * a declared receiver is checked only when every override the engine knows of binds it the same
+ * way, and an override may live in any file of the workspace. They are read in the background
+ * after an engine opens, a few files at a time (calls that need them stay unknown meanwhile), and
+ * follow the files' changes on disk.
+ */
+const PROJECT_CHUNK = 25;
+const MAX_PROJECT_BYTES = 2 << 20;
+
+function isCurrentEngine(e: Engine): boolean {
+  return e === engine || [...folderScopes.values()].some((s) => s.engine === e);
+}
+
+/** The workspace folders whose files an engine checks. */
+function foldersOf(e: Engine): string[] {
+  if (e !== engine) return [...folderScopes.values()].filter((s) => s.engine === e).map((s) => s.folder);
+  return workspaceFolders.filter((f) => !folderScopes.get(f)?.engine);
+}
+
+async function readProjectFile(file: string): Promise<string | undefined> {
+  try {
+    const st = await fs.promises.stat(file);
+    if (!st.isFile() || st.size > MAX_PROJECT_BYTES) return undefined;
+    const text = await fs.promises.readFile(file, 'utf8');
+    // only classes matter: a file without one adds nothing
+    return /^\s*class\s/m.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function loadProjectFiles(e: Engine): Promise<void> {
+  e.projectPending = true;
+  try {
+    const folders = foldersOf(e);
+    const targets = [...resolvedTargets, ...resolvedBaseline].filter((t) => path.isAbsolute(t));
+    const files = folders.length ? collectFiles(folders, (m) => traceLog(m), configs).filter((f) => /\.pyi?$/.test(f) && !targets.some((t) => isInside(f, t))) : [];
+    for (let i = 0; i < files.length; i += PROJECT_CHUNK) {
+      const batch: Array<{ file: string; text?: string }> = [];
+      for (const file of files.slice(i, i + PROJECT_CHUNK)) {
+        const text = await readProjectFile(file);
+        if (text !== undefined) batch.push({ file, text });
+      }
+      if (!isCurrentEngine(e)) return;
+      e.setProjectFiles(batch);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    traceLog(`project classes read from ${files.length} files`);
+  } finally {
+    e.projectPending = false;
+  }
+  if (isCurrentEngine(e)) for (const doc of documents.all()) if (engineFor(doc.uri) === e) schedule(doc, 0);
+}
+
+/** A Python file of the workspace changed on disk: its classes are read again. */
+async function projectFileChanged(file: string, deleted: boolean): Promise<void> {
+  if (!/\.pyi?$/.test(file)) return;
+  const e = engineFor(file);
+  if (!e) return;
+  const text = deleted ? undefined : await readProjectFile(file);
+  if (!isCurrentEngine(e) || !e.setProjectFiles([{ file, text }])) return;
+  for (const doc of documents.all()) if (engineFor(doc.uri) === e) schedule(doc, 0);
+}
 
 connection.onRequest(CheckWorkspaceRequest, async () => {
   if (engineLoading) await engineLoading;
