@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as path from 'path';
 import { after, before, describe, it } from 'node:test';
 import { pathToFileURL } from 'url';
-import { ROOT, stdlibZip } from '../helpers';
+import { ROOT, stdlibZip, tempTree } from '../helpers';
 import { type Diagnostic, TestClient } from './lspClient';
 import { editedRegion, toWithhold } from '../../server/src/lsp/typingPause';
 
@@ -52,7 +52,8 @@ describe('typing pause (language server)', () => {
 
   before(async () => {
     client = new TestClient({ targets: [stdlibZip('314')] }, { APIDRIFT_TYPING_PAUSE_MS: '4000' });
-    await client.initialize(ROOT);
+    // an empty workspace: no other file's classes arrive (and re-check the document) meanwhile
+    await client.initialize(tempTree({}));
   });
   after(async () => client.shutdown());
 

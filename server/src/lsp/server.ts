@@ -37,6 +37,7 @@ import { environmentName, importedDistributions, importedTopLevels } from './env
 import { installedDistributions, listVersions } from '../engine/sources/wheelFetch';
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult, CheckWorkspaceRequest } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
+import { PROJECT_PENDING } from '../engine/check/check';
 import { parserReady, ParserCrashError } from '../engine/parser';
 import { buildReport } from '../engine/report/report';
 import { type UsePlace, workspaceReport } from './changesReport';
@@ -1140,6 +1141,7 @@ async function readProjectFile(file: string): Promise<string | undefined> {
 
 async function loadProjectFiles(e: Engine): Promise<void> {
   e.projectPending = true;
+  let changed = false;
   try {
     const folders = foldersOf(e);
     const targets = [...resolvedTargets, ...resolvedBaseline].filter((t) => path.isAbsolute(t));
@@ -1151,14 +1153,20 @@ async function loadProjectFiles(e: Engine): Promise<void> {
         if (text !== undefined) batch.push({ file, text });
       }
       if (!isCurrentEngine(e)) return;
-      e.setProjectFiles(batch);
+      if (e.setProjectFiles(batch)) changed = true;
       await new Promise((resolve) => setImmediate(resolve));
     }
     traceLog(`project classes read from ${files.length} files`);
   } finally {
     e.projectPending = false;
   }
-  if (isCurrentEngine(e)) for (const doc of documents.all()) if (engineFor(doc.uri) === e) schedule(doc, 0);
+  if (!isCurrentEngine(e)) return;
+  // checked again: documents whose results may change (classes were found, or a call waited for them)
+  for (const doc of documents.all()) {
+    if (engineFor(doc.uri) !== e) continue;
+    const waited = results.get(doc.uri)?.result.calls.some((c) => c.unknownReason === PROJECT_PENDING);
+    if (changed || waited) schedule(doc, 0);
+  }
 }
 
 /** A Python file of the workspace changed on disk: its classes are read again. */

@@ -20,6 +20,9 @@ import { applySuppressions } from './suppress';
 
 export const USER_MODULE = USER_FILE_MODULE;
 
+/** Why a call that depends on overrides in the project's other files is unknown while they are read. */
+export const PROJECT_PENDING = "the project's other files are still being read for overrides";
+
 export interface CheckOptions {
   /** Path of the file, as shown in findings. */
   file: string;
@@ -1154,7 +1157,7 @@ class FileCheck {
     }
     if (this.opts.projectPending && (resolved.superOf || (resolved.receivers ?? (resolved.receiver ? [resolved.receiver] : [])).some((r) => r.declared))) {
       // overrides in the project's other files are not known yet
-      this.unknownCall(call, nameNode, spec.qualname, "the project's other files are still being read for overrides");
+      this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
       return;
     }
     for (const receiver of resolved.receivers ?? (resolved.receiver ? [resolved.receiver] : [])) {
