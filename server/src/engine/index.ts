@@ -8,6 +8,7 @@ import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, initParser, parsePython, parsePythonIncremental, parserGeneration, type Tree } from './parser';
 import { Program } from './resolve/program';
+import { movedTo } from './report/moved';
 import { parseRecovering, recoverRegion } from './check/recover';
 import { StatementMemo } from './check/statements';
 import { type ClassInfo, type ModuleSummary, SummaryMemo, summarizeModule } from './index/summary';
@@ -109,7 +110,7 @@ export class Engine {
 
   /**
    * Where a name the baseline's module defined lives in the target now: a def or class of the same
-   * name and kind, defined in exactly one other target module.
+   * name, kind and shape, new in exactly one other target module (see report/moved.ts).
    */
   movedName(module: string, name: string): string | undefined {
     if (!this.baseline) return undefined;
@@ -117,10 +118,7 @@ export class Engine {
     const kind = was.kind === 'function' ? 'def' : was.kind === 'class' ? 'class' : undefined;
     if (!kind) return undefined;
     if (!this.program.hasFullIndex && !this.indexOnDemand) return undefined;
-    const index = this.program.buildFullIndex();
-    const places = (index.definitions.get(name) ?? []).filter((e) => e.kind === kind && e.module !== module);
-    const modules = [...new Set(places.map((p) => p.module))];
-    return modules.length === 1 ? modules[0] : undefined;
+    return movedTo(this.baseline.program, this.program, this.program.buildFullIndex(), module, name, kind);
   }
 
   /**
