@@ -26,6 +26,8 @@ export class TestClient {
   readonly diagnostics = new Map<string, { version?: number; diagnostics: Diagnostic[] }>();
   readonly statuses: Status[] = [];
   readonly logs: string[] = [];
+  /** What the server registered dynamically (`client/registerCapability`). */
+  readonly registrations: Array<{ method: string; registerOptions?: unknown }> = [];
   settings: { targets: string[]; baseline?: string[] };
   private waiters: Array<() => void> = [];
 
@@ -48,7 +50,11 @@ export class TestClient {
       this.wake();
     });
     this.conn.onRequest('workspace/configuration', (p: { items: Array<{ section?: string }> }) => p.items.map(() => this.settings));
-    this.conn.onRequest('client/registerCapability', () => null);
+    this.conn.onRequest('client/registerCapability', (p: { registrations: Array<{ method: string; registerOptions?: unknown }> }) => {
+      this.registrations.push(...p.registrations);
+      this.wake();
+      return null;
+    });
     this.conn.listen();
   }
 
@@ -73,12 +79,14 @@ export class TestClient {
     });
   }
 
-  async initialize(rootPath: string): Promise<void> {
+  /** `workspace`: client capabilities besides configuration (e.g. `didChangeWatchedFiles`). */
+  async initialize(rootPath: string, workspace: Record<string, unknown> = {}, initializationOptions?: Record<string, unknown>): Promise<void> {
     await this.conn.sendRequest('initialize', {
       processId: process.pid,
       rootUri: pathToFileURL(rootPath).href,
       workspaceFolders: [{ uri: pathToFileURL(rootPath).href, name: 'ws' }],
-      capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } } },
+      capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true }, ...workspace } },
+      ...(initializationOptions ? { initializationOptions } : {}),
     });
     await this.conn.sendNotification('initialized', {});
   }
