@@ -12,6 +12,10 @@
 import * as assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Engine } from '../../server/src/engine';
+import { parseRecovering, recoverRegion } from '../../server/src/engine/check/recover';
+import { initParser, parsePython } from '../../server/src/engine/parser';
+import { ZipRoot } from '../../server/src/engine/sources/zipRoot';
+import { stdlibZip } from '../helpers';
 import { removeTree, tempDir } from './util';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -94,5 +98,50 @@ describe('a syntax error in a 100,000-line file', () => {
       assert.ok(r.damaged <= 2_000, `${step.what}: ${r.damaged} characters of damaged text parsed`);
       assert.ok(r.rechecked <= 8, `${step.what}: ${r.rechecked} top-level statements checked again`);
     }
+  });
+
+  it('sets the damaged region right exactly as a recovery of the whole text does (random edits of stdlib modules, two in a row)', async () => {
+    await initParser();
+    const zip = new ZipRoot(stdlibZip('312'));
+    let seed = 140014;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const pieces = ['(', ')', ':', '"', '"""', 'x = = ', '\n', ',', '[', 'def ', 'if x', '    ', '.', "'", '#'];
+    const edit = (t: string): string => {
+      const at = rand(t.length);
+      return rand(3) === 0 ? t.slice(0, at) + t.slice(at + 1 + rand(5)) : t.slice(0, at) + pieces[rand(pieces.length)] + t.slice(at);
+    };
+    let regional = 0;
+    for (const rel of ['argparse.py', 'dataclasses.py', 'json/decoder.py', 'textwrap.py', 'typing.py']) {
+      const text = zip.readText(rel)!;
+      const tree = parsePython(text);
+      for (let k = 0; k < 40; k++) {
+        // a first keystroke, then a second one somewhere else while the first may still be broken
+        const t1 = edit(text);
+        const r1 = recoverRegion(t1, { text, tree }, { text, broken: [] }) ?? parseRecovering(t1);
+        const t2 = edit(t1);
+        const keystrokes: Array<[string, { text: string; tree: typeof tree }, { text: string; broken: Array<[number, number]> }]> = [
+          [t1, { text, tree }, { text, broken: [] }],
+          [t2, { text: r1.text, tree: r1.tree }, { text: t1, broken: r1.broken }],
+        ];
+        for (const [t, last, seen] of keystrokes) {
+          if (last.tree.rootNode.hasError) continue;
+          const region = recoverRegion(t, last, seen);
+          if (!region) continue;
+          const whole = parseRecovering(t);
+          assert.equal(region.text, whole.text, `${rel}: ${JSON.stringify(region.broken)} set aside, the whole text sets aside ${JSON.stringify(whole.broken)}`);
+          assert.equal(region.tree.rootNode.toString(), whole.tree.rootNode.toString());
+          regional++;
+          region.tree.delete();
+          whole.tree.delete();
+        }
+        r1.tree.delete();
+      }
+      tree.delete();
+    }
+    console.log(`${regional} damaged keystrokes set right by region, each as the whole text would be`);
+    assert.ok(regional > 50);
   });
 });

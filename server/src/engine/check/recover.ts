@@ -340,15 +340,30 @@ export function recoverRegion(text: string, lastChecked: { text: string; tree: T
   const editFirst = rowOf(old, start);
   const editLast = rowOf(old, endA);
   const delta = rowOf(text, endB) - editLast;
-  /** Old rows [from, to] of the top-level statements over rows a..b, with a neighbour on each side. */
+  const count = root.namedChildCount;
+  const isCode = (i: number): boolean => root.namedChild(i)?.type !== 'comment';
+  let lastRow: number | undefined;
+  /**
+   * Old rows [from, to] of the top-level statements over rows a..b, with a statement on each side,
+   * and the comments and blank lines after them (a broken statement set aside reaches to the next
+   * line of code, as in the whole text).
+   */
   const around = (a: number, b: number): [number, number] | undefined => {
-    const first = Math.max(0, statementBefore(root, a) - 1);
-    const last = Math.min(root.namedChildCount - 1, Math.max(statementBefore(root, b), first) + 1);
+    let first = Math.max(0, statementBefore(root, a)) - 1;
+    while (first > 0 && !isCode(first)) first--;
+    first = Math.max(0, first);
+    let last = Math.max(statementBefore(root, b), first) + 1;
+    while (last < count - 1 && !isCode(last)) last++;
+    last = Math.min(count - 1, last);
+    let next = last + 1;
+    while (next < count && !isCode(next)) next++;
     const fn = root.namedChild(first);
     const ln = root.namedChild(last);
+    const nn = next < count ? root.namedChild(next) : null;
     // only whole, unindented statements can be set right alone
     if (!fn || !ln || fn.startPosition.column !== 0) return undefined;
-    return [Math.min(fn.startPosition.row, a), Math.max(ln.endPosition.row, b)];
+    const end = nn ? nn.startPosition.row - 1 : (lastRow ??= rowOf(old, old.length));
+    return [Math.min(fn.startPosition.row, a), Math.max(ln.endPosition.row, end, b)];
   };
   const regions: Array<[number, number]> = [];
   for (const [a, b] of [[editFirst, editLast] as [number, number], ...seen.broken]) {
