@@ -47,7 +47,9 @@ describe('environment detection and target changes', () => {
       const d = client.diagnostics.get(uri);
       return d && d.diagnostics.length === 0;
     });
-    assert.ok(client.logs.some((l) => /target changed on disk/.test(l)));
+    // a module rewritten without an installer (no dist-info replaced) is found by the re-validation
+    // of the files the checks used, in idle time after the check
+    assert.ok(client.logs.some((l) => /target changed on disk|target files changed/.test(l)));
   });
 
   it('ignores the workspace environment while the workspace is untrusted', async () => {

@@ -31,6 +31,8 @@ export class TestClient {
   settings: { targets: string[]; baseline?: string[]; [key: string]: unknown };
   /** The settings of one folder (configuration requests with a scopeUri), when they differ. */
   folderSettings = new Map<string, { targets: string[]; baseline?: string[]; [key: string]: unknown }>();
+  /** What the server registered dynamically (`client/registerCapability`). */
+  readonly registrations: Array<{ method: string; registerOptions?: unknown }> = [];
   private waiters: Array<() => void> = [];
 
   constructor(settings: { targets: string[]; baseline?: string[]; [key: string]: unknown }, env: NodeJS.ProcessEnv = {}) {
@@ -53,7 +55,11 @@ export class TestClient {
       this.wake();
     });
     this.conn.onRequest('workspace/configuration', (p: { items: Array<{ section?: string; scopeUri?: string }> }) => p.items.map((i) => (i.scopeUri && this.folderSettings.get(i.scopeUri)) || this.settings));
-    this.conn.onRequest('client/registerCapability', () => null);
+    this.conn.onRequest('client/registerCapability', (p: { registrations: Array<{ method: string; registerOptions?: unknown }> }) => {
+      this.registrations.push(...p.registrations);
+      this.wake();
+      return null;
+    });
     this.conn.listen();
   }
 
@@ -78,12 +84,17 @@ export class TestClient {
     });
   }
 
-  async initialize(rootPath: string, otherFolders: string[] = []): Promise<void> {
+  /**
+   * `otherFolders`: the workspace folders after the first; `workspace`: client capabilities
+   * besides configuration (e.g. `didChangeWatchedFiles`).
+   */
+  async initialize(rootPath: string, otherFolders: string[] = [], workspace: Record<string, unknown> = {}, initializationOptions?: Record<string, unknown>): Promise<void> {
     await this.conn.sendRequest('initialize', {
       processId: process.pid,
       rootUri: pathToFileURL(rootPath).href,
       workspaceFolders: [rootPath, ...otherFolders].map((f, i) => ({ uri: pathToFileURL(f).href, name: `ws${i}` })),
-      capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } } },
+      capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true }, ...workspace } },
+      ...(initializationOptions ? { initializationOptions } : {}),
     });
     await this.conn.sendNotification('initialized', {});
   }

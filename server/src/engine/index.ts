@@ -8,7 +8,8 @@ import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, initParser, parsePython, parsePythonIncremental, parserGeneration, type Tree } from './parser';
 import { Program } from './resolve/program';
-import { parseRecovering } from './check/recover';
+import { movedTo } from './report/moved';
+import { parseRecovering, recoverRegion } from './check/recover';
 import { StatementMemo } from './check/statements';
 import { type ClassInfo, type ModuleSummary, SummaryMemo, summarizeModule } from './index/summary';
 import { DirectoryRoot } from './sources/directoryRoot';
@@ -65,6 +66,8 @@ interface FileMemo {
   summary: SummaryMemo;
   /** The text last checked (after setting broken statements aside) and its error-free tree. */
   checked?: { text: string; tree: Tree };
+  /** The text as it was then (before broken statements were set aside) and the rows set aside. */
+  seen?: { text: string; broken: Array<[number, number]> };
 }
 
 export class Engine {
@@ -107,7 +110,7 @@ export class Engine {
 
   /**
    * Where a name the baseline's module defined lives in the target now: a def or class of the same
-   * name and kind, defined in exactly one other target module.
+   * name, kind and shape, new in exactly one other target module (see report/moved.ts).
    */
   movedName(module: string, name: string): string | undefined {
     if (!this.baseline) return undefined;
@@ -115,10 +118,7 @@ export class Engine {
     const kind = was.kind === 'function' ? 'def' : was.kind === 'class' ? 'class' : undefined;
     if (!kind) return undefined;
     if (!this.program.hasFullIndex && !this.indexOnDemand) return undefined;
-    const index = this.program.buildFullIndex();
-    const places = (index.definitions.get(name) ?? []).filter((e) => e.kind === kind && e.module !== module);
-    const modules = [...new Set(places.map((p) => p.module))];
-    return modules.length === 1 ? modules[0] : undefined;
+    return movedTo(this.baseline.program, this.program, this.program.buildFullIndex(), module, name, kind);
   }
 
   /**
@@ -131,10 +131,14 @@ export class Engine {
     const mod = module ?? this.moduleNameOf(file);
     const importContext = mod ? undefined : this.userModuleNameOf(file);
     const opts = { file, moduleName: mod?.name, isPackage: mod?.isPackage, importContext, isCancelled };
-    const raw = this.parseKept(file, text);
     const memos = this.memosOf(file);
+    // an edit that breaks a statement is set right where it happened, without a parse of the
+    // whole damaged text (see recoverRegion); the file's kept tree is then the last checked one
+    const region = this.incremental && memos.checked && memos.seen ? recoverRegion(text, memos.checked, memos.seen) : undefined;
+    if (region) this.forgetKept(file);
+    const raw = region ? undefined : this.parseKept(file, text);
     // broken statements are set aside so that the rest of the file is checked as usual
-    const { tree, text: checked } = parseRecovering(text, raw, memos.checked);
+    const { tree, text: checked, broken } = region ?? parseRecovering(text, raw, memos.checked);
     try {
       if (this.baseline) this.baseline.program.nextGeneration();
       // what the baseline says enters the target's findings through move detection
@@ -153,6 +157,7 @@ export class Engine {
         // the next version of the file is re-parsed from this one when it needs setting right
         memos.checked?.tree.delete();
         memos.checked = { text: checked, tree: tree.copy() };
+        memos.seen = { text, broken };
       }
       return result;
     } finally {
@@ -176,7 +181,7 @@ export class Engine {
     if (this.treesGeneration === parserGeneration) return;
     this.treesGeneration = parserGeneration;
     this.trees.clear();
-    for (const m of this.memos.values()) m.checked = undefined;
+    for (const m of this.memos.values()) m.checked = m.seen = undefined;
   }
 
   /** The classes of every file of the project being checked (see `setProjectFiles`). */
@@ -261,6 +266,12 @@ export class Engine {
   private readonly trees = new Map<string, { text: string; tree: Tree }>();
   private static readonly KEPT_TREES = 16;
 
+  /** Drops the file's kept tree (the last checked tree is the better start for its next parse). */
+  private forgetKept(file: string): void {
+    this.trees.get(file)?.tree.delete();
+    this.trees.delete(file);
+  }
+
   /**
    * Parses a file's text, reusing its previous tree when the engine kept one (what an editor's
    * keystroke costs), and keeps the new tree for next time.
@@ -274,7 +285,7 @@ export class Engine {
       // a tree with syntax errors is a poor start for the next parse: the last checked text's
       // error-free tree (which differs where broken statements were set aside) is a better one
       const checked = this.memos.get(file)?.checked;
-      if (previous && previous.tree.rootNode.hasError && checked) {
+      if ((!previous || previous.tree.rootNode.hasError) && checked) {
         const copy = checked.tree.copy();
         tree = parsePythonIncremental(text, { text: checked.text, tree: copy });
         copy.delete();

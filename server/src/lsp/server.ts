@@ -46,6 +46,7 @@ import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } fro
 import { keyOf, lineStarts, type Shown, toWithhold, TYPING_PAUSE_MS } from './typingPause';
 import { WorkspaceChecker } from './workspaceMode';
 import { cellsAsModule, placeInCells } from '../cli/notebook';
+import { TargetWatcher } from './watch';
 
 /** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
@@ -100,8 +101,10 @@ function saveCacheSoon(): void {
   saveTimer = setTimeout(() => engine?.saveCache(), 2000);
 }
 let targetOrigin = '';
-let watchers: fs.FSWatcher[] = [];
-let watchTimer: NodeJS.Timeout | undefined;
+/** The top level of each target folder, where an upgrade replaces `*.dist-info` (see watch.ts). */
+const targetWatcher = new TargetWatcher({ onChange: (file) => targetChangedOnDisk(file), ownFolder: () => cacheDir, log });
+/** The client's file watcher reports the workspace's Python files (registered at start). */
+let clientWatchesFiles = false;
 
 interface DocState {
   version: number;
@@ -256,40 +259,27 @@ function isInside(file: string, dir: string): boolean {
 
 /** Notices a target that changes on disk (a `pip install -U` in the environment) and re-checks. */
 function watchTargets(paths: string[]): void {
-  for (const w of watchers) w.close();
-  watchers = [];
-  for (const p of paths) {
-    try {
-      if (!fs.statSync(p).isDirectory()) continue;
-      // a whole file system changes all the time (logs, temporary files): it is re-validated in
-      // idle time instead of being watched
-      if (path.parse(path.resolve(p)).root === path.resolve(p)) {
-        log(`not watching ${p} (the root of a file system): its files are re-validated in idle time`);
-        continue;
-      }
-      const w = fs.watch(p, { recursive: true }, (_event, file) => {
-        if (file && !/\.pyi?$|(^|[\\/])[^.\\/]+$/.test(String(file))) return;
-        // what the server itself writes (its cache, when it lies inside a target) is no change
-        if (file && cacheDir && isInside(path.resolve(p, String(file)), cacheDir)) return;
-        clearTimeout(watchTimer);
-        watchTimer = setTimeout(() => {
-          if (!engine) return;
-          log(`target changed on disk (${shown(file ? path.resolve(p, String(file)) : p)}): re-indexing`);
-          engine.refresh();
-          engine.program.invalidateIndex();
-          engine.baseline?.program.invalidateIndex();
-          if (notChecked.size === 0) sendStatus('ready', 'target changed on disk: re-checked');
-          if (engine.baseline || indexWanted) void indexInBackground(engine);
-          for (const doc of documents.all()) schedule(doc, 0);
-          workspaceAgain(true);
-        }, 500);
-      });
-      w.on('error', () => undefined);
-      watchers.push(w);
-    } catch (e) {
-      log(`cannot watch ${p} for changes: ${(e as Error).message}`);
-    }
+  targetWatcher.watch(paths);
+}
+
+/** A target (or a workspace file the checks may read) changed on disk: re-validate, re-index a changed target, re-check the open files. */
+function targetChangedOnDisk(files: string[]): void {
+  if (!engine) return;
+  const roots = [...resolvedTargets, ...resolvedBaseline];
+  const inTarget = files.find((f) => roots.some((t) => isInside(f, t)));
+  if (inTarget) {
+    log(`target changed on disk (${shown(inTarget)}): re-indexing`);
+    engine.refresh();
+    engine.program.invalidateIndex();
+    engine.baseline?.program.invalidateIndex();
+    if (notChecked.size === 0) sendStatus('ready', 'target changed on disk: re-checked');
+    if (engine.baseline || indexWanted) void indexInBackground(engine);
+    workspaceAgain(true);
+  } else {
+    log(`workspace file changed on disk (${shown(files[0])}): re-checking open files`);
+    engine.refresh();
   }
+  for (const doc of documents.all()) schedule(doc, 0);
 }
 
 /** A baseline that cannot be opened, said as a baseline problem (the engine's message names every source a target). */
@@ -368,7 +358,7 @@ async function ensureEngine(): Promise<void> {
     engine = opened;
     void loadProjectFiles(opened);
     // the targets are watched: files are re-validated when they change and in idle time, not on keystrokes
-    engine.revalidateEvery(watchers.length > 0 ? Infinity : 0);
+    engine.revalidateEvery(targetWatcher.size > 0 ? Infinity : 0);
     engine.program.releaseAfterIndex = true;
     for (const p of [engine.program, engine.baseline?.program]) {
       if (!p) continue;
@@ -605,12 +595,15 @@ function publish(uri: string, version: number, text: string, findings: Finding[]
  * re-checked. Without a watcher every check re-validates.
  */
 const IDLE_REVALIDATE_MS = 1000;
+/** While files are open, their targets are also re-validated this often (what no watcher sees: a checkout switched deep down). */
+const PERIODIC_REVALIDATE_MS = 10_000;
 let lastCheckAt = 0;
 let revalidatedAt = 0;
 setInterval(() => {
-  if (!engine || watchers.length === 0) return;
+  if (!engine || targetWatcher.size === 0) return;
   const now = Date.now();
-  if (lastCheckAt <= revalidatedAt || now - lastCheckAt < IDLE_REVALIDATE_MS) return;
+  const periodic = documents.all().length > 0 && now - revalidatedAt >= PERIODIC_REVALIDATE_MS && now - lastCheckAt >= IDLE_REVALIDATE_MS;
+  if (!periodic && (lastCheckAt <= revalidatedAt || now - lastCheckAt < IDLE_REVALIDATE_MS)) return;
   revalidatedAt = now;
   if (engine.revalidate()) {
     log('target files changed: re-checking open files');
@@ -634,9 +627,9 @@ connection.onInitialize((params): InitializeResult => {
   workspaceFolder = folder ? uriToPath(folder) : undefined;
   workspaceFolders = (params.workspaceFolders ?? []).map((f) => uriToPath(f.uri));
   if (workspaceFolders.length === 0 && workspaceFolder) workspaceFolders = [workspaceFolder];
-  canWatchFiles = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
   clientHasFolders = !!params.capabilities.workspace?.workspaceFolders;
   hasConfigurationCapability = !!params.capabilities.workspace?.configuration;
+  clientWatchesFiles = !!params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration;
   tracing = !!params.trace && params.trace !== 'off';
   const init = params.initializationOptions as { settings?: unknown; environment?: EnvironmentParams; cacheDir?: string; fetchProgress?: boolean } | undefined;
   clientShowsFetchProgress = init?.fetchProgress === true;
@@ -665,9 +658,31 @@ connection.onInitialized(() => {
       void reload();
     });
   }
-  // Python files changing on disk, for workspace diagnostics
-  if (canWatchFiles) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{py,pyi}' }] });
+  // the workspace's own files are watched by the editor (it watches the workspace anyway): for
+  // workspace diagnostics, the project's classes, and the files the checks read
+  if (clientWatchesFiles) void connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{py,pyi}' }, { globPattern: '**/pyproject.toml' }] });
   void reload();
+});
+
+connection.onDidChangeWatchedFiles(({ changes }) => {
+  for (const c of changes) {
+    if (!c.uri.startsWith('file:')) continue;
+    const file = uriToPath(c.uri);
+    if (path.basename(file) === 'pyproject.toml') {
+      // its [tool.apidrift] table is read again, and the open files re-checked
+      void reload();
+      continue;
+    }
+    if (cacheDir && isInside(file, cacheDir)) continue;
+    // workspace diagnostics and the project's classes follow the file on disk
+    if (c.type === FileChangeType.Deleted) workspaceChecker.deleted(file);
+    else workspaceChecker.forgetFile(file);
+    void projectFileChanged(file, c.type === FileChangeType.Deleted);
+    // an open document is what the editor shows, not what is on disk
+    if (c.type === FileChangeType.Changed && documents.get(c.uri)) continue;
+    targetWatcher.changed(file);
+  }
+  workspaceSoon();
 });
 
 connection.onDidChangeConfiguration((change) => {
@@ -1027,7 +1042,6 @@ async function ensureFolderScopes(): Promise<void> {
 
 // ------------------------------------------------------------------ workspace diagnostics
 
-let canWatchFiles = false;
 let clientHasFolders = false;
 const workspaceChecker = new WorkspaceChecker({
   files: () => {
@@ -1094,16 +1108,7 @@ function workspaceSoon(): void {
   }, 300);
 }
 
-connection.onDidChangeWatchedFiles((p) => {
-  for (const c of p.changes) {
-    if (!c.uri.startsWith('file:')) continue;
-    const file = uriToPath(c.uri);
-    if (c.type === FileChangeType.Deleted) workspaceChecker.deleted(file);
-    else workspaceChecker.forgetFile(file);
-    void projectFileChanged(file, c.type === FileChangeType.Deleted);
-  }
-  workspaceSoon();
-});
+
 
 // ------------------------------------------------------------------ the project's classes
 

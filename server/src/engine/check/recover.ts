@@ -99,6 +99,36 @@ function unclosedStatements(lines: string[], overClosed: Set<number>): Array<[nu
   return out;
 }
 
+/** Whether a triple-quoted string is still open at the end of `lines` (read as `unclosedStatements` reads them). */
+function stringOpenAtEnd(lines: string[]): boolean {
+  let quote: string | undefined;
+  for (const line of lines) {
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i];
+      if (quote) {
+        if (ch === '\\') i++;
+        else if (line.startsWith(quote, i)) {
+          i += quote.length - 1;
+          quote = undefined;
+        }
+        continue;
+      }
+      if (ch === '#') break;
+      if (ch === '"' || ch === "'") {
+        if (line.startsWith(ch.repeat(3), i)) {
+          quote = ch.repeat(3);
+          i += 2;
+          continue;
+        }
+        let j = i + 1;
+        while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
+        i = j;
+      }
+    }
+  }
+  return quote !== undefined;
+}
+
 export interface Recovered {
   tree: Tree;
   text: string;
@@ -227,4 +257,183 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
     tree = parsePython(current);
   }
   return { tree, text: current, broken };
+}
+
+/** The first index where `a` and `b` differ, and how many characters at their ends they share after it. */
+function differing(a: string, b: string): { start: number; endA: number; endB: number } {
+  let start = 0;
+  const max = Math.min(a.length, b.length);
+  while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
+  let endA = a.length;
+  let endB = b.length;
+  while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
+    endA--;
+    endB--;
+  }
+  return { start, endA, endB };
+}
+
+function rowOf(text: string, index: number): number {
+  let row = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) row++;
+  return row;
+}
+
+/** The index of the last top-level statement of `root` that starts at or before `row` (-1: none), by bisection. */
+function statementBefore(root: Node, row: number): number {
+  let lo = 0;
+  let hi = root.namedChildCount - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = root.namedChild(mid);
+    if (c && c.startPosition.row <= row) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/** The offsets where the given rows of `text` begin, in one pass (`text.length` past its last row). */
+function rowStarts(text: string, rows: number[]): Map<number, number> {
+  const wanted = [...new Set(rows)].sort((a, b) => a - b);
+  const out = new Map<number, number>();
+  let row = 0;
+  let at = 0;
+  for (const w of wanted) {
+    while (row < w) {
+      const nl = text.indexOf('\n', at);
+      if (nl < 0) {
+        at = text.length;
+        row = w;
+        break;
+      }
+      at = nl + 1;
+      row++;
+    }
+    out.set(w, at);
+  }
+  return out;
+}
+
+/**
+ * A keystroke that breaks a statement of a large file: tree-sitter's own recovery of the whole
+ * text can cost far more than the file's size (an unclosed bracket makes it read the rest of the
+ * file as one error, with quadratic effort). Here only damaged regions are looked at: the
+ * top-level statements that the edit touches and those set aside as broken last time, each with
+ * one neighbour on each side. Each region is set right alone (`parseRecovering` on its text), put
+ * back between the unchanged statements, and the result is parsed incrementally from the last
+ * checked tree, which re-uses every statement outside the regions.
+ *
+ * `lastChecked` is the last checked (error-free) text and tree; `seen` the text the user had then
+ * and the rows set aside in it (the two texts have the same rows). Returns undefined when every
+ * region is sound on its own (the usual path is then cheap), or when one cannot be set right
+ * alone (the caller then recovers the whole text). Nothing given is deleted; the returned tree
+ * belongs to the caller.
+ */
+export function recoverRegion(text: string, lastChecked: { text: string; tree: Tree }, seen: { text: string; broken: Array<[number, number]> }): Recovered | undefined {
+  const old = seen.text;
+  const root = lastChecked.tree.rootNode;
+  if (old === text || root.hasError || root.namedChildCount === 0) return undefined;
+  const { start, endA, endB } = differing(old, text);
+  const editFirst = rowOf(old, start);
+  const editLast = rowOf(old, endA);
+  const delta = rowOf(text, endB) - editLast;
+  const count = root.namedChildCount;
+  const isCode = (i: number): boolean => root.namedChild(i)?.type !== 'comment';
+  let lastRow: number | undefined;
+  /**
+   * Old rows [from, to] of the top-level statements over rows a..b, with a statement on each side,
+   * and the comments and blank lines after them (a broken statement set aside reaches to the next
+   * line of code, as in the whole text).
+   */
+  const around = (a: number, b: number): [number, number] | undefined => {
+    let first = Math.max(0, statementBefore(root, a)) - 1;
+    while (first > 0 && !isCode(first)) first--;
+    first = Math.max(0, first);
+    let last = Math.max(statementBefore(root, b), first) + 1;
+    while (last < count - 1 && !isCode(last)) last++;
+    last = Math.min(count - 1, last);
+    let next = last + 1;
+    while (next < count && !isCode(next)) next++;
+    const fn = root.namedChild(first);
+    const ln = root.namedChild(last);
+    const nn = next < count ? root.namedChild(next) : null;
+    // only whole, unindented statements can be set right alone
+    if (!fn || !ln || fn.startPosition.column !== 0) return undefined;
+    const end = nn ? nn.startPosition.row - 1 : (lastRow ??= rowOf(old, old.length));
+    return [Math.min(fn.startPosition.row, a), Math.max(ln.endPosition.row, end, b)];
+  };
+  const regions: Array<[number, number]> = [];
+  for (const [a, b] of [[editFirst, editLast] as [number, number], ...seen.broken]) {
+    const r = around(a, b);
+    if (!r) return undefined;
+    regions.push(r);
+  }
+  regions.sort((x, y) => x[0] - y[0]);
+  const merged: Array<[number, number]> = [];
+  for (const r of regions) {
+    const m = merged[merged.length - 1];
+    if (m && r[0] <= m[1] + 1) m[1] = Math.max(m[1], r[1]);
+    else merged.push([...r]);
+  }
+  // each region in the new text: rows after the edit moved by `delta`
+  const newRows = (r: [number, number]): [number, number] => {
+    const hasEdit = r[0] <= editFirst && r[1] >= editLast;
+    if (!hasEdit && r[0] > editLast) return [r[0] + delta, r[1] + delta];
+    if (!hasEdit && r[1] < editFirst) return r;
+    if (!hasEdit) return [-1, -1];
+    return [r[0], r[1] + delta];
+  };
+  const spans = merged.map(newRows);
+  if (spans.some(([a, b]) => a < 0 || b < a)) return undefined;
+  const offsets = rowStarts(text, spans.flatMap(([a, b]) => [a, b + 1]));
+  const broken: Array<[number, number]> = [];
+  let spliced = '';
+  let at = 0;
+  let damaged = false;
+  for (const [a, b] of spans) {
+    const from = offsets.get(a)!;
+    const to = offsets.get(b + 1)!;
+    const region = text.slice(from, to);
+    const tail = region.endsWith('\n') ? '' : '\n';
+    // a line at the left margin after the region ends its last statement, as the next statement would
+    const sentinel = `${tail}pass\n`;
+    // a string left open reads on into the rest of the file: only the whole text can say how
+    if (stringOpenAtEnd(region.split('\n'))) return undefined;
+    const probe = parsePython(region + sentinel);
+    let fixed = region;
+    try {
+      if (probe.rootNode.hasError) {
+        damaged = true;
+        const recovered = parseRecovering(region + sentinel, probe);
+        recovered.tree.delete();
+        const rows = region.split('\n').length - (tail ? 0 : 1);
+        // the line added after the region must have stayed as it was
+        if (!recovered.text.endsWith(sentinel) || recovered.broken.some(([, y]) => y >= rows)) return undefined;
+        fixed = recovered.text.slice(0, recovered.text.length - sentinel.length);
+        for (const [x, y] of recovered.broken) broken.push([x + a, y + a]);
+      }
+    } finally {
+      probe.delete();
+    }
+    spliced += text.slice(at, from) + fixed;
+    at = to;
+  }
+  if (!damaged) return undefined;
+  spliced += text.slice(at);
+  if (spliced.split('\n').length !== text.split('\n').length) return undefined;
+  const copy = lastChecked.tree.copy();
+  let tree: Tree;
+  try {
+    tree = parsePythonIncremental(spliced, { text: lastChecked.text, tree: copy });
+  } finally {
+    copy.delete();
+  }
+  if (tree.rootNode.hasError) {
+    tree.delete();
+    return undefined;
+  }
+  return { tree, text: spliced, broken };
 }

@@ -3,6 +3,7 @@
  * Removed modules and names, moved names, and changed signatures grouped by kind; optionally
  * restricted to what given code uses, ranked by the number of uses.
  */
+import { movedTo as movedFrom } from './moved';
 import { type CallSpec, Callables, type Sig, sigText } from '../resolve/callables';
 import { type ChangeKind, diffParams, type ParamChange } from './diff';
 import type { Program, Value } from '../resolve/program';
@@ -87,10 +88,7 @@ export function buildReport(base: Program, target: Program, labels: { baseline: 
     changedSignatures: [],
     stats: { baselineModules: baseIndex.modules.length, targetModules: targetIndex.modules.length, compared: 0, ms: 0 },
   };
-  const movedTo = (module: string, name: string, kind: 'def' | 'class'): string | undefined => {
-    const places = [...new Set((targetIndex.definitions.get(name) ?? []).filter((e) => e.kind === kind && e.module !== module).map((e) => e.module))];
-    return places.length === 1 ? places[0] : undefined;
-  };
+  const movedTo = (module: string, name: string, kind: 'def' | 'class'): string | undefined => movedFrom(base, target, targetIndex, module, name, kind);
   const compare = (name: string, kind: ChangedSignature['kind'], b: CallSpec, t: CallSpec): void => {
     const bs = single(b);
     const ts = single(t);
