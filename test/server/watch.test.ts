@@ -111,7 +111,11 @@ describe('watching targets and workspace files', () => {
     // the upgrade took the call's error away; helpers now wraps the call in a function of its own
     fs.writeFileSync(path.join(ws, 'app.py'), 'from helpers import run\nrun("h", 1, 2, 3)\n');
     client.change(app, 2, [{ text: 'from helpers import run\nrun("h", 1, 2, 3)\n' }]);
-    const d2 = await client.diagnosticsFor(app, 2);
+    // a finding new on the edited lines comes after the typing pause
+    const d2 = await client.waitFor('the finding of v2', () => {
+      const d = client.diagnostics.get(app);
+      return d && d.version === 2 && d.diagnostics.length > 0 ? d.diagnostics : undefined;
+    });
     assert.deepEqual(d2.map((x) => x.code), ['too-many-positional']);
     await sleep(1500);
     fs.writeFileSync(path.join(ws, 'helpers.py'), 'def run(*args):\n    return args\n');

@@ -397,6 +397,48 @@ test('(i) a target named by version is fetched from a package index on 127.0.0.1
   }
 });
 
+test('(j) a baseline that does not exist is a warning: the findings against the target stay', async () => {
+  const uri = vscode.workspace.workspaceFolders[0].uri;
+  const missing = path.join(os.tmpdir(), `apidrift-e2e-no-such-baseline-${process.pid}-${Date.now()}`);
+  await vscode.workspace.getConfiguration('apidrift', uri).update('baseline', [missing], vscode.ConfigurationTarget.Workspace);
+  try {
+    const s = await waitForStatus((x) => x.state === 'ready' && x.message.includes(missing), 'ready, naming the missing baseline');
+    assert.match(s.message, /baseline .* not found/, s.message);
+    await waitForFindings(doc.uri, expectedBrief('new'), 'the three findings against the target');
+  } finally {
+    await vscode.workspace.getConfiguration('apidrift', uri).update('baseline', undefined, vscode.ConfigurationTarget.Workspace);
+  }
+});
+
+test('(k) a call missing several arguments gets one diagnostic naming them all', async () => {
+  await waitForFindings(doc.uri, expectedBrief('new'), 'findings against new');
+  const end = doc.lineAt(doc.lineCount - 1).range.end;
+  const edit = new vscode.WorkspaceEdit();
+  edit.insert(doc.uri, end, '\n_empty = Scheduler()\n');
+  assert.strictEqual(await vscode.workspace.applyEdit(edit), true);
+  const line = doc.getText().split(/\r?\n/).findIndex((l) => l === '_empty = Scheduler()');
+  const onLine = () => apidriftDiagnostics(doc.uri).filter((d) => d.range.start.line === line);
+  const found = await waitFor(() => (onLine().length ? onLine() : undefined), 'a diagnostic on the new call', { describe: () => JSON.stringify(brief(doc.uri)) });
+  assert.strictEqual(found.length, 1, JSON.stringify(found.map((d) => d.message)));
+  assert.match(found[0].message, /missing 4 required positional arguments: 'vllm_config', 'kv_cache_config', 'structured_output_manager', and 'block_size'/);
+  await revert();
+  await waitForFindings(doc.uri, expectedBrief('new'), 'the three findings after revert');
+});
+
+test('(l) "Ignore [code] on this line" writes the comment and the finding goes', async () => {
+  const d = findDiagnostic('block_size', 'missing-argument');
+  await quickFix(d, 'Ignore [missing-argument] on this line');
+  const lineText = doc.lineAt(d.range.start.line).text;
+  assert.match(lineText, /# apidrift: ignore\[missing-argument\]$/, lineText);
+  await waitForFindings(
+    doc.uri,
+    expectedBrief('new').filter((b) => !b.endsWith(':block_size')),
+    'the block_size finding to go away (the other two remain)',
+  );
+  await revert();
+  await waitForFindings(doc.uri, expectedBrief('new'), 'the three findings after revert');
+});
+
 // ------------------------------------------------------------------------------------ runner
 
 exports.run = async function run() {
