@@ -16,22 +16,7 @@ import type { SourceRoot } from '../sources/sourceRoot';
 import type { ModuleSummary } from './summary';
 
 /** Bumped whenever summaries change shape or meaning. */
-export const CACHE_FORMAT = 'apidrift-summaries-7';
-
-interface Entry {
-  /** file identity */
-  v: string;
-  /** content hash */
-  h: string;
-  /** the summary, serialised (revived only when used) */
-  s: string;
-}
-
-interface CacheFile {
-  format: string;
-  root: string;
-  entries: Record<string, Entry>;
-}
+export const CACHE_FORMAT = 'apidrift-summaries-8';
 
 /** JSON with Maps and Sets. */
 function replacer(_key: string, value: unknown): unknown {
@@ -69,51 +54,223 @@ export function defaultCacheDir(): string {
   return path.join(base, 'apidrift');
 }
 
+/**
+ * One entry: the file identity `v` and content hash `h`, with the serialised summary either in
+ * memory (`s`, put in this run) or in the cache file (`at`, `len`: bytes after its header).
+ */
+interface Entry {
+  v: string;
+  h: string;
+  s?: string;
+  at?: number;
+  len?: number;
+}
+
+/**
+ * A cache file: a first line that lists every entry (identity, hash and where its summary lies),
+ * then the summaries, one a line: `{"format":..,"root":..,"index":{rel:[v,h,at,len]},` newline
+ * `"bodies":[` ... `]}` (the whole is JSON). Only the first line is read when the file is
+ * loaded; a summary is read from the file when it is used, so that loading costs what a check
+ * uses, not the size of the target.
+ */
+const MAX_HEADER = 256 * 1024 * 1024;
+
+interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+function sameFile(a: FileIdentity, b: FileIdentity): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** The first line of a cache file (its index) and where its summaries start; undefined when absent. Throws on a corrupt file. */
+function readHeader(fd: number): { header: { format?: unknown; root?: unknown; index?: unknown }; bodyStart: number } {
+  const chunks: Buffer[] = [];
+  let pos = 0;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(pos === 0 ? 64 * 1024 : 1024 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+    if (n === 0) throw new Error('no index line');
+    const chunk = buf.subarray(0, n);
+    const nl = chunk.indexOf(10);
+    if (nl >= 0) {
+      chunks.push(chunk.subarray(0, nl));
+      const line = Buffer.concat(chunks).toString('utf8').trimEnd();
+      if (!line.endsWith(',')) throw new Error('malformed index line');
+      return { header: JSON.parse(line.slice(0, -1) + '}'), bodyStart: pos + nl + 1 };
+    }
+    chunks.push(chunk);
+    pos += n;
+    if (pos > MAX_HEADER) throw new Error('index line too long');
+  }
+}
+
 class RootCache {
-  entries: Record<string, Entry> = {};
+  entries = new Map<string, Entry>();
   dirty = false;
   loadedFrom?: string;
+  /** The file the entries with offsets lie in, as it was when loaded. */
+  private source?: { identity: FileIdentity; bodyStart: number };
+  /** The file was replaced (by another process) since: its offsets no longer hold. */
+  private stale = false;
 
   constructor(readonly file: string, readonly rootLabel: string) {}
 
   load(onError: (msg: string) => void): void {
-    let raw: string;
+    let fd: number;
     try {
-      raw = fs.readFileSync(this.file, 'utf8');
+      fd = fs.openSync(this.file, 'r');
     } catch {
       return; // no cache yet
     }
     try {
-      const data = JSON.parse(raw) as CacheFile;
-      if (!data || data.format !== CACHE_FORMAT || data.root !== this.rootLabel || typeof data.entries !== 'object' || data.entries === null) {
-        onError(`ignoring cache file ${this.file}: written by another version or for another target`);
-        return;
-      }
-      this.entries = data.entries;
+      const read = this.readIndex(fd, onError);
+      if (!read) return;
+      this.entries = read.entries;
+      this.source = read.source;
       this.loadedFrom = this.file;
       touch(this.file);
-    } catch (e) {
-      onError(`ignoring corrupt cache file ${this.file}: ${(e as Error).message}`);
+    } finally {
+      fs.closeSync(fd);
     }
   }
 
+  /** The entries a cache file lists (with their offsets), or undefined (reported) when it is not one of ours. */
+  private readIndex(fd: number, onError: (msg: string) => void): { entries: Map<string, Entry>; source: { identity: FileIdentity; bodyStart: number } } | undefined {
+    try {
+      const st = fs.fstatSync(fd);
+      const { header, bodyStart } = readHeader(fd);
+      if (!header || header.format !== CACHE_FORMAT || header.root !== this.rootLabel || typeof header.index !== 'object' || header.index === null) {
+        onError(`ignoring cache file ${this.file}: written by another version or for another target`);
+        return undefined;
+      }
+      const entries = new Map<string, Entry>();
+      for (const [rel, e] of Object.entries(header.index as Record<string, unknown>)) {
+        if (!Array.isArray(e) || e.length !== 4) continue;
+        const [v, h, at, len] = e as unknown[];
+        if (typeof v !== 'string' || typeof h !== 'string' || typeof at !== 'number' || typeof len !== 'number' || at < 0 || len <= 0 || bodyStart + at + len > st.size) continue;
+        entries.set(rel, { v, h, at, len });
+      }
+      return { entries, source: { identity: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, bodyStart } };
+    } catch (e) {
+      onError(`ignoring corrupt cache file ${this.file}: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** The serialised summary of an entry, read from the file when it is not in memory; undefined when it cannot be. */
+  text(e: Entry): string | undefined {
+    if (e.s !== undefined) return e.s;
+    const raw = this.bytes(e);
+    return raw?.toString('utf8');
+  }
+
+  private bytes(e: Entry): Buffer | undefined {
+    if (e.s !== undefined) return Buffer.from(e.s);
+    if (this.stale || !this.source || e.at === undefined || e.len === undefined) return undefined;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.file, 'r');
+      const st = fs.fstatSync(fd);
+      if (!sameFile(st, this.source.identity)) {
+        this.stale = true; // replaced by another process: its entries are read no more
+        return undefined;
+      }
+      const buf = Buffer.allocUnsafe(e.len);
+      if (fs.readSync(fd, buf, 0, e.len, this.source.bodyStart + e.at) !== e.len) return undefined;
+      return buf;
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+
+  /**
+   * Writes the entries (with those another process saved meanwhile that this one lacks), then
+   * reads its summaries from the new file.
+   */
   save(onError: (msg: string) => void): boolean {
     if (!this.dirty) return true;
-    const data: CacheFile = { format: CACHE_FORMAT, root: this.rootLabel, entries: this.entries };
-    if (!writeAtomically(this.file, () => JSON.stringify(data), (m) => onError(`could not write cache file ${this.file}: ${m}`))) return false;
+    // entries another process wrote since this one loaded the file are kept
+    const theirs = this.others();
+    const rels: string[] = [];
+    const parts: Buffer[] = [];
+    const index: Record<string, [string, string, number, number]> = {};
+    const prefix = Buffer.from('"bodies":[\n');
+    let at = prefix.length;
+    const add = (rel: string, e: Entry, body: Buffer | undefined): void => {
+      if (!body || body.length === 0) return;
+      if (parts.length > 0) {
+        parts.push(SEPARATOR);
+        at += SEPARATOR.length;
+      }
+      index[rel] = [e.v, e.h, at, body.length];
+      parts.push(body);
+      at += body.length;
+      rels.push(rel);
+    };
+    for (const [rel, e] of this.entries) add(rel, e, this.bytes(e));
+    if (theirs) for (const [rel, e] of theirs.entries) if (!this.entries.has(rel)) add(rel, e, theirs.read(e));
+    const head = Buffer.from(`${JSON.stringify({ format: CACHE_FORMAT, root: this.rootLabel, index }).slice(0, -1)},\n`);
+    const all = Buffer.concat([head, prefix, ...parts, Buffer.from('\n]}\n')]);
+    const written = writeAtomically(this.file, () => all, (m) => onError(`could not write cache file ${this.file}: ${m}`));
+    if (!written) return false;
+    // from now on the summaries are read from the file just written
+    const entries = new Map<string, Entry>();
+    for (const rel of rels) {
+      const [v, h, off, len] = index[rel];
+      entries.set(rel, { v, h, at: off, len });
+    }
+    this.entries = entries;
+    this.source = { identity: written, bodyStart: head.length };
+    this.stale = false;
     this.dirty = false;
     return true;
   }
+
+  /** The cache file as another process left it, when it replaced the one this one loaded. */
+  private others(): { entries: Map<string, Entry>; read: (e: Entry) => Buffer | undefined } | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.file, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const st = fs.fstatSync(fd);
+      if (this.source && sameFile(st, this.source.identity)) return undefined; // ours: its entries are ours already
+      const read = this.readIndex(fd, () => undefined);
+      if (!read) return undefined;
+      const bodies = fs.readFileSync(fd);
+      return {
+        entries: read.entries,
+        read: (e) => (e.at === undefined || e.len === undefined ? undefined : bodies.subarray(read.source.bodyStart + e.at, read.source.bodyStart + e.at + e.len)),
+      };
+    } catch {
+      return undefined;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
 }
 
-/** Writes `text` to a temporary file renamed into place; false (reported) when it cannot. Never throws. */
-function writeAtomically(file: string, text: () => string, onError: (msg: string) => void): boolean {
+const SEPARATOR = Buffer.from(',\n');
+
+/**
+ * Writes `data` to a temporary file renamed into place: the written file's identity, or
+ * undefined (reported) when it cannot. Never throws.
+ */
+function writeAtomically(file: string, data: () => string | Buffer, onError: (msg: string) => void): FileIdentity | undefined {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(tmp, text());
+    fs.writeFileSync(tmp, data());
+    const st = fs.statSync(tmp);
     fs.renameSync(tmp, file);
-    return true;
+    return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
   } catch (e) {
     onError((e as Error).message);
     try {
@@ -121,7 +278,7 @@ function writeAtomically(file: string, text: () => string, onError: (msg: string
     } catch {
       // nothing to clean, or nowhere to clean it
     }
-    return false;
+    return undefined;
   }
 }
 
@@ -216,17 +373,23 @@ export class SummaryCache {
    */
   get(root: SourceRoot, rel: string, version: string | undefined, readText: () => string | undefined): { summary?: ModuleSummary; text?: string; hash?: string } {
     const rc = this.rootCache(root);
-    const e = rc.entries[rel];
-    if (e && version !== undefined && e.v === version) return { summary: this.revive(e) };
+    const e = rc.entries.get(rel);
+    if (e && version !== undefined && e.v === version) {
+      const summary = this.revive(rc, e);
+      if (summary) return { summary };
+    }
     const text = readText();
     if (text === undefined) return {};
     const hash = hashText(text);
     if (e && e.h === hash) {
-      if (version !== undefined) {
-        e.v = version;
-        rc.dirty = true;
+      const summary = this.revive(rc, e);
+      if (summary) {
+        if (version !== undefined && e.v !== version) {
+          e.v = version;
+          rc.dirty = true;
+        }
+        return { summary, text, hash };
       }
-      return { summary: this.revive(e), text, hash };
     }
     return { text, hash };
   }
@@ -238,13 +401,15 @@ export class SummaryCache {
   /** The same with a summary already serialised by `serializeSummary` (e.g. on another thread). */
   putSerialized(root: SourceRoot, rel: string, version: string | undefined, hash: string, serialized: string): void {
     const rc = this.rootCache(root);
-    rc.entries[rel] = { v: version ?? '', h: hash, s: serialized };
+    rc.entries.set(rel, { v: version ?? '', h: hash, s: serialized });
     rc.dirty = true;
   }
 
-  private revive(e: Entry): ModuleSummary | undefined {
+  private revive(rc: RootCache, e: Entry): ModuleSummary | undefined {
+    const text = rc.text(e);
+    if (text === undefined) return undefined;
     try {
-      return JSON.parse(e.s, reviver) as ModuleSummary;
+      return JSON.parse(text, reviver) as ModuleSummary;
     } catch {
       return undefined;
     }
