@@ -118,6 +118,13 @@ export class Program {
 
   /** Summaries taken from the persistent cache instead of being parsed. */
   fromCache = 0;
+  /** The files of those summaries. */
+  readonly cachedFiles = new Set<string>();
+  /**
+   * Where the full index comes from when one is needed and none is built (e.g. another thread
+   * builds it once for several programs over the same target); undefined: it is built here.
+   */
+  indexProvider?: () => FullIndex | undefined;
 
   constructor(readonly target: Target, readonly cache?: SummaryCache) {}
 
@@ -173,6 +180,8 @@ export class Program {
   /** Summarises every module of the target (once; `invalidateIndex` drops it). */
   buildFullIndex(onProgress?: (done: number, total: number) => void): FullIndex {
     if (this.fullIndex) return this.fullIndex;
+    const given = this.indexProvider?.();
+    if (given) return (this.fullIndex = given);
     const steps = this.indexSteps(onProgress);
     let r = steps.next();
     while (!r.done) r = steps.next();
@@ -320,6 +329,7 @@ export class Program {
           results[i] = moduleIndexOf(hit.summary);
           if (keep) this.modules.set(name, { version, summary: hit.summary, generation: this.generation });
           this.fromCache++;
+          this.cachedFiles.add(hit.summary.file);
           continue;
         }
         text = hit ? hit.text : root.readText(rel);
@@ -760,6 +770,7 @@ export class Program {
       if (hit?.summary && hit.summary.name === name) {
         summary = hit.summary;
         this.fromCache++;
+        this.cachedFiles.add(summary.file);
       } else {
         const text = hit ? hit.text : root.readText(rel);
         if (text === undefined && !user) this.onError?.(name, new Error(`${root.displayPath(rel)} cannot be read`));
