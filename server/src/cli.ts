@@ -438,7 +438,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     checkedFiles++;
   }
   // the files the workers read, with those this thread read for the full index
-  const used = run ? new Set([...(await run.finish(!fatal)), ...filesUsed(engine.program)]) : undefined;
+  const used = run ? new Set([...(await run.finish(!fatal)).files, ...filesUsed(engine.program)]) : undefined;
   if (fatal) return 2;
   const ms = Math.round(performance.now() - started);
   if (args.fix === 'diff') {

@@ -122,7 +122,7 @@ interface WorkerSetup {
   baseline: string[];
   sourceRoots: string[];
   cacheDir?: string;
-  wasmDir: string;
+  wasmDir?: string;
   opts: CheckOptions;
   projectClasses?: ReturnType<Engine['projectClassList']>;
   /** Where the full indexes this thread builds arrive (read synchronously), and the flag that says one did. */
@@ -137,7 +137,7 @@ type FromWorker =
   | { kind: 'index'; which: 'target' | 'baseline' }
   | { kind: 'error'; which: 'target' | 'baseline'; name: string; message: string }
   | { kind: 'say'; msg: string }
-  | { kind: 'finished'; files: string[] }
+  | { kind: 'finished'; files: string[]; checked: number }
   | { kind: 'failed'; message: string };
 
 /** Files a program read: parsed, or taken from the cache. */
@@ -148,8 +148,11 @@ export function filesUsed(p: Program): string[] {
 export interface ParallelRun {
   /** The record of input `at` (in any order of asking; each is asked once). */
   result(at: number): Promise<Checked>;
-  /** Stops the workers (saving their cache entries, one after the other, when `save`); the files they read. */
-  finish(save: boolean): Promise<string[]>;
+  /**
+   * Stops the workers (saving their cache entries, one after the other, when `save`): the files
+   * they read, and how many inputs each checked.
+   */
+  finish(save: boolean): Promise<{ files: string[]; checked: number[] }>;
 }
 
 /**
@@ -160,7 +163,7 @@ export function checkOnWorkers(
   engine: Engine,
   inputs: Input[],
   jobs: number,
-  setup: { targets: string[]; baseline: string[]; sourceRoots: string[]; cacheDir?: string; wasmDir: string; opts: CheckOptions; indexThreads: number },
+  setup: { targets: string[]; baseline: string[]; sourceRoots: string[]; cacheDir?: string; wasmDir?: string; opts: CheckOptions; indexThreads: number },
   say: (msg: string) => void,
   targetError: (name: string, message: string) => void,
 ): ParallelRun {
@@ -201,7 +204,7 @@ export function checkOnWorkers(
     busy: number;
     port: MessagePort;
     signal: Int32Array;
-    finished?: (files: string[]) => void;
+    finished?: (r: { files: string[]; checked: number }) => void;
   }
   const running: Running[] = [];
   const feed = (r: Running): void => {
@@ -250,13 +253,13 @@ export function checkOnWorkers(
           said.add(m.msg);
           say(m.msg);
         }
-      } else if (m.kind === 'finished') r.finished?.(m.files);
+      } else if (m.kind === 'finished') r.finished?.(m);
       else if (m.kind === 'failed') fail(new Error(m.message));
     });
     worker.on('error', (e) => fail(e));
     worker.on('exit', (code) => {
       if (code !== 0 || r.busy > 0) fail(new Error(`a check worker stopped (exit code ${code})`));
-      r.finished?.([]);
+      r.finished?.({ files: [], checked: 0 });
     });
     feed(r);
   }
@@ -270,24 +273,27 @@ export function checkOnWorkers(
       if (failure) return Promise.resolve({ notes: [{ skip: true, msg: `skipped ${inputs[at].file}: could not check it (${failure.message})` }] });
       return new Promise((resolve) => waiting.set(at, resolve));
     },
-    async finish(save: boolean): Promise<string[]> {
+    async finish(save: boolean): Promise<{ files: string[]; checked: number[] }> {
       const files = new Set<string>();
+      const checked: number[] = [];
       // one after the other, so that each save keeps what the previous ones wrote
       for (const r of running) {
-        const got = await new Promise<string[]>((resolve) => {
+        const got = await new Promise<{ files: string[]; checked: number }>((resolve) => {
           r.finished = resolve;
           const msg: ToWorker = { kind: 'finish', save };
           try {
             r.worker.postMessage(msg);
           } catch {
-            resolve([]);
+            resolve({ files: [], checked: 0 });
           }
         });
-        for (const f of got) files.add(f);
+        r.finished = undefined;
+        for (const f of got.files) files.add(f);
+        checked.push(got.checked);
         await r.worker.terminate();
         r.port.close();
       }
-      return [...files];
+      return { files: [...files], checked };
     },
   };
 }
@@ -327,11 +333,12 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
   const configs = new ConfigFinder();
   const zips = new Map<string, ZipRoot>();
   let chain = Promise.resolve();
+  let checked = 0;
   port.on('message', (m: ToWorker) => {
     chain = chain.then(async () => {
       if (m.kind === 'finish') {
         if (m.save) engine.saveCache();
-        send({ kind: 'finished', files: filesUsed(engine.program) });
+        send({ kind: 'finished', files: filesUsed(engine.program), checked });
         return;
       }
       let rec: Checked;
@@ -345,6 +352,7 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
       } catch (e) {
         rec = { notes: [{ skip: true, msg: `skipped ${m.file}: ${(e as Error).message}` }] };
       }
+      checked++;
       send({ kind: 'checked', at: m.at, rec });
     });
   });
