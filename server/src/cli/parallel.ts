@@ -338,6 +338,7 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
     chain = chain.then(async () => {
       if (m.kind === 'finish') {
         if (m.save) engine.saveCache();
+        else engine.cache?.discard();
         send({ kind: 'finished', files: filesUsed(engine.program), checked });
         return;
       }

@@ -55,8 +55,9 @@ export function defaultCacheDir(): string {
 }
 
 /**
- * One entry: the file identity `v` and content hash `h`, with the serialised summary either in
- * memory (`s`, put in this run) or in the cache file (`at`, `len`: bytes after its header).
+ * One entry: the file identity `v` and content hash `h`, with the serialised summary in the cache
+ * file (`at`, `len`: bytes after its header), or, put in this run, in the run's pending file
+ * (`pending`), or in memory (`s`) when that file cannot be written.
  */
 interface Entry {
   v: string;
@@ -64,6 +65,7 @@ interface Entry {
   s?: string;
   at?: number;
   len?: number;
+  pending?: boolean;
 }
 
 /**
@@ -71,7 +73,8 @@ interface Entry {
  * then the summaries, one a line: `{"format":..,"root":..,"index":{rel:[v,h,at,len]},` newline
  * `"bodies":[` ... `]}` (the whole is JSON). Only the first line is read when the file is
  * loaded; a summary is read from the file when it is used, so that loading costs what a check
- * uses, not the size of the target.
+ * uses, not the size of the target. The summaries a run adds wait in a temporary file beside it
+ * until the cache is saved, not in memory.
  */
 const MAX_HEADER = 256 * 1024 * 1024;
 
@@ -85,7 +88,7 @@ function sameFile(a: FileIdentity, b: FileIdentity): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
-/** The first line of a cache file (its index) and where its summaries start; undefined when absent. Throws on a corrupt file. */
+/** The first line of a cache file (its index) and where its summaries start. Throws on a corrupt file. */
 function readHeader(fd: number): { header: { format?: unknown; root?: unknown; index?: unknown }; bodyStart: number } {
   const chunks: Buffer[] = [];
   let pos = 0;
@@ -107,6 +110,18 @@ function readHeader(fd: number): { header: { format?: unknown; root?: unknown; i
   }
 }
 
+/** `len` bytes at `pos` of an open file, or undefined when the file is shorter. */
+function readAt(fd: number, pos: number, len: number): Buffer | undefined {
+  const buf = Buffer.allocUnsafe(len);
+  let got = 0;
+  while (got < len) {
+    const n = fs.readSync(fd, buf, got, len - got, pos + got);
+    if (n === 0) return undefined;
+    got += n;
+  }
+  return buf;
+}
+
 class RootCache {
   entries = new Map<string, Entry>();
   dirty = false;
@@ -115,6 +130,8 @@ class RootCache {
   private source?: { identity: FileIdentity; bodyStart: number };
   /** The file was replaced (by another process) since: its offsets no longer hold. */
   private stale = false;
+  /** The temporary file that holds the summaries put in this run, and its length. */
+  private pending?: { file: string; fd: number; size: number };
 
   constructor(readonly file: string, readonly rootLabel: string) {}
 
@@ -160,27 +177,52 @@ class RootCache {
     }
   }
 
-  /** The serialised summary of an entry, read from the file when it is not in memory; undefined when it cannot be. */
-  text(e: Entry): string | undefined {
-    if (e.s !== undefined) return e.s;
-    const raw = this.bytes(e);
-    return raw?.toString('utf8');
+  /** Adds (or replaces) an entry; its summary goes to the pending file, or stays in memory when that cannot be written. */
+  put(rel: string, v: string, h: string, serialized: string): void {
+    this.dirty = true;
+    const body = Buffer.from(serialized);
+    try {
+      if (!this.pending) {
+        const file = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.pending.tmp`;
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        this.pending = { file, fd: fs.openSync(file, 'w+'), size: 0 };
+        pendingFiles.add(file);
+      }
+      const p = this.pending;
+      if (fs.writeSync(p.fd, body, 0, body.length, p.size) !== body.length) throw new Error('short write');
+      this.entries.set(rel, { v, h, at: p.size, len: body.length, pending: true });
+      p.size += body.length;
+    } catch {
+      this.entries.set(rel, { v, h, s: serialized });
+    }
   }
 
-  private bytes(e: Entry): Buffer | undefined {
+  /** The serialised summary of an entry; undefined when it cannot be read. */
+  text(e: Entry): string | undefined {
+    if (e.s !== undefined) return e.s;
+    return this.bytes(e)?.toString('utf8');
+  }
+
+  private bytes(e: Entry, sourceFd?: number): Buffer | undefined {
     if (e.s !== undefined) return Buffer.from(e.s);
-    if (this.stale || !this.source || e.at === undefined || e.len === undefined) return undefined;
+    if (e.at === undefined || e.len === undefined) return undefined;
+    if (e.pending) {
+      try {
+        return this.pending ? readAt(this.pending.fd, e.at, e.len) : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    if (this.stale || !this.source) return undefined;
+    if (sourceFd !== undefined) return readAt(sourceFd, this.source.bodyStart + e.at, e.len);
     let fd: number | undefined;
     try {
       fd = fs.openSync(this.file, 'r');
-      const st = fs.fstatSync(fd);
-      if (!sameFile(st, this.source.identity)) {
+      if (!sameFile(fs.fstatSync(fd), this.source.identity)) {
         this.stale = true; // replaced by another process: its entries are read no more
         return undefined;
       }
-      const buf = Buffer.allocUnsafe(e.len);
-      if (fs.readSync(fd, buf, 0, e.len, this.source.bodyStart + e.at) !== e.len) return undefined;
-      return buf;
+      return readAt(fd, this.source.bodyStart + e.at, e.len);
     } catch {
       return undefined;
     } finally {
@@ -189,88 +231,132 @@ class RootCache {
   }
 
   /**
-   * Writes the entries (with those another process saved meanwhile that this one lacks), then
-   * reads its summaries from the new file.
+   * Writes the entries (with those another process saved meanwhile that this one lacks), one
+   * summary at a time, then reads its summaries from the new file.
    */
   save(onError: (msg: string) => void): boolean {
     if (!this.dirty) return true;
-    // entries another process wrote since this one loaded the file are kept
-    const theirs = this.others();
-    const rels: string[] = [];
-    const parts: Buffer[] = [];
-    const index: Record<string, [string, string, number, number]> = {};
-    const prefix = Buffer.from('"bodies":[\n');
-    let at = prefix.length;
-    const add = (rel: string, e: Entry, body: Buffer | undefined): void => {
-      if (!body || body.length === 0) return;
-      if (parts.length > 0) {
-        parts.push(SEPARATOR);
-        at += SEPARATOR.length;
+    const tmp = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    let fd: number | undefined;
+    let sourceFd: number | undefined;
+    let theirsFd: number | undefined;
+    try {
+      // the file this run loaded, when it is still in place
+      try {
+        sourceFd = fs.openSync(this.file, 'r');
+        const st = fs.fstatSync(sourceFd);
+        if (this.source && !sameFile(st, this.source.identity)) {
+          // replaced by another process: its entries that this run lacks are kept
+          theirsFd = sourceFd;
+          sourceFd = undefined;
+          this.stale = true;
+        } else if (!this.source) {
+          theirsFd = sourceFd;
+          sourceFd = undefined;
+        }
+      } catch {
+        sourceFd = undefined;
       }
-      index[rel] = [e.v, e.h, at, body.length];
-      parts.push(body);
-      at += body.length;
-      rels.push(rel);
-    };
-    for (const [rel, e] of this.entries) add(rel, e, this.bytes(e));
-    if (theirs) for (const [rel, e] of theirs.entries) if (!this.entries.has(rel)) add(rel, e, theirs.read(e));
-    const head = Buffer.from(`${JSON.stringify({ format: CACHE_FORMAT, root: this.rootLabel, index }).slice(0, -1)},\n`);
-    const all = Buffer.concat([head, prefix, ...parts, Buffer.from('\n]}\n')]);
-    const written = writeAtomically(this.file, () => all, (m) => onError(`could not write cache file ${this.file}: ${m}`));
-    if (!written) return false;
-    // from now on the summaries are read from the file just written
-    const entries = new Map<string, Entry>();
-    for (const rel of rels) {
-      const [v, h, off, len] = index[rel];
-      entries.set(rel, { v, h, at: off, len });
+      const theirs = theirsFd !== undefined ? this.readIndex(theirsFd, () => undefined) : undefined;
+      /** Every entry to write, with where its summary comes from. */
+      const plan: Array<{ rel: string; e: Entry; read: () => Buffer | undefined }> = [];
+      for (const [rel, e] of this.entries) plan.push({ rel, e, read: () => this.bytes(e, sourceFd) });
+      if (theirs) {
+        const tfd = theirsFd!;
+        for (const [rel, e] of theirs.entries) if (!this.entries.has(rel)) plan.push({ rel, e, read: () => readAt(tfd, theirs.source.bodyStart + e.at!, e.len!) });
+      }
+      // the index first: every summary's length is known without reading it
+      const index: Record<string, [string, string, number, number]> = {};
+      const prefix = '"bodies":[\n';
+      let at = Buffer.byteLength(prefix);
+      let first = true;
+      const kept: typeof plan = [];
+      for (const x of plan) {
+        const len = x.e.s !== undefined ? Buffer.byteLength(x.e.s) : x.e.len;
+        if (!len) continue;
+        if (!first) at += 2;
+        first = false;
+        index[x.rel] = [x.e.v, x.e.h, at, len];
+        at += len;
+        kept.push(x);
+      }
+      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      fd = fs.openSync(tmp, 'w');
+      const head = `${JSON.stringify({ format: CACHE_FORMAT, root: this.rootLabel, index }).slice(0, -1)},\n`;
+      fs.writeSync(fd, head + prefix);
+      let n = 0;
+      for (const x of kept) {
+        const body = x.read();
+        if (!body || body.length !== index[x.rel][3]) throw new Error(`the summary of ${x.rel} could not be read back`);
+        if (n++ > 0) fs.writeSync(fd, ',\n');
+        fs.writeSync(fd, body);
+      }
+      fs.writeSync(fd, '\n]}\n');
+      const st = fs.fstatSync(fd);
+      fs.closeSync(fd);
+      fd = undefined;
+      fs.renameSync(tmp, this.file);
+      // from now on the summaries are read from the file just written
+      const entries = new Map<string, Entry>();
+      for (const x of kept) {
+        const [v, h, off, len] = index[x.rel];
+        entries.set(x.rel, { v, h, at: off, len });
+      }
+      this.entries = entries;
+      this.source = { identity: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, bodyStart: Buffer.byteLength(head) };
+      this.stale = false;
+      this.dirty = false;
+      this.dropPending();
+      return true;
+    } catch (e) {
+      onError(`could not write cache file ${this.file}: ${(e as Error).message}`);
+      try {
+        if (fd !== undefined) fs.closeSync(fd);
+        fs.rmSync(tmp, { force: true });
+      } catch {
+        // nothing to clean, or nowhere to clean it
+      }
+      return false;
+    } finally {
+      if (sourceFd !== undefined) fs.closeSync(sourceFd);
+      if (theirsFd !== undefined) fs.closeSync(theirsFd);
     }
-    this.entries = entries;
-    this.source = { identity: written, bodyStart: head.length };
-    this.stale = false;
-    this.dirty = false;
-    return true;
   }
 
-  /** The cache file as another process left it, when it replaced the one this one loaded. */
-  private others(): { entries: Map<string, Entry>; read: (e: Entry) => Buffer | undefined } | undefined {
-    let fd: number;
+  /** Removes the pending file (its summaries are in the cache file now, or given up). */
+  dropPending(): void {
+    if (!this.pending) return;
     try {
-      fd = fs.openSync(this.file, 'r');
+      fs.closeSync(this.pending.fd);
+      fs.rmSync(this.pending.file, { force: true });
     } catch {
-      return undefined;
+      // gone already
     }
-    try {
-      const st = fs.fstatSync(fd);
-      if (this.source && sameFile(st, this.source.identity)) return undefined; // ours: its entries are ours already
-      const read = this.readIndex(fd, () => undefined);
-      if (!read) return undefined;
-      const bodies = fs.readFileSync(fd);
-      return {
-        entries: read.entries,
-        read: (e) => (e.at === undefined || e.len === undefined ? undefined : bodies.subarray(read.source.bodyStart + e.at, read.source.bodyStart + e.at + e.len)),
-      };
-    } catch {
-      return undefined;
-    } finally {
-      fs.closeSync(fd);
-    }
+    pendingFiles.delete(this.pending.file);
+    this.pending = undefined;
   }
 }
 
-const SEPARATOR = Buffer.from(',\n');
+/** Pending files of this process, removed when it exits without saving them. */
+const pendingFiles = new Set<string>();
+process.once('exit', () => {
+  for (const f of pendingFiles) {
+    try {
+      fs.rmSync(f, { force: true });
+    } catch {
+      // gone already
+    }
+  }
+});
 
-/**
- * Writes `data` to a temporary file renamed into place: the written file's identity, or
- * undefined (reported) when it cannot. Never throws.
- */
-function writeAtomically(file: string, data: () => string | Buffer, onError: (msg: string) => void): FileIdentity | undefined {
+/** Writes a text to a temporary file renamed into place; false (reported) when it cannot. Never throws. */
+function writeAtomically(file: string, text: () => string, onError: (msg: string) => void): boolean {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(tmp, data());
-    const st = fs.statSync(tmp);
+    fs.writeFileSync(tmp, text());
     fs.renameSync(tmp, file);
-    return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+    return true;
   } catch (e) {
     onError((e as Error).message);
     try {
@@ -278,7 +364,7 @@ function writeAtomically(file: string, data: () => string | Buffer, onError: (ms
     } catch {
       // nothing to clean, or nowhere to clean it
     }
-    return undefined;
+    return false;
   }
 }
 
@@ -400,9 +486,7 @@ export class SummaryCache {
 
   /** The same with a summary already serialised by `serializeSummary` (e.g. on another thread). */
   putSerialized(root: SourceRoot, rel: string, version: string | undefined, hash: string, serialized: string): void {
-    const rc = this.rootCache(root);
-    rc.entries.set(rel, { v: version ?? '', h: hash, s: serialized });
-    rc.dirty = true;
+    this.rootCache(root).put(rel, version ?? '', hash, serialized);
   }
 
   private revive(rc: RootCache, e: Entry): ModuleSummary | undefined {
@@ -421,6 +505,11 @@ export class SummaryCache {
     for (const rc of this.roots.values()) {
       if (!rc.save((m) => this.writeFailed(m))) return;
     }
+  }
+
+  /** Forgets what this run put and did not save (its pending files are removed). */
+  discard(): void {
+    for (const rc of this.roots.values()) rc.dropPending();
   }
 
   private indexFile(targetLabel: string): string {
