@@ -110,16 +110,23 @@ function readHeader(fd: number): { header: { format?: unknown; root?: unknown; i
   }
 }
 
-/** `len` bytes at `pos` of an open file, or undefined when the file is shorter. */
-function readAt(fd: number, pos: number, len: number): Buffer | undefined {
-  const buf = Buffer.allocUnsafe(len);
+/**
+ * `len` bytes at `pos` of an open file, or undefined when the file is shorter; read into `into`
+ * when it is large enough (a save copies every summary through one buffer).
+ */
+function readAt(fd: number, pos: number, len: number, into?: { buf: Buffer }): Buffer | undefined {
+  let buf: Buffer;
+  if (into) {
+    if (into.buf.length < len) into.buf = Buffer.allocUnsafe(Math.max(len, into.buf.length * 2));
+    buf = into.buf;
+  } else buf = Buffer.allocUnsafe(len);
   let got = 0;
   while (got < len) {
     const n = fs.readSync(fd, buf, got, len - got, pos + got);
     if (n === 0) return undefined;
     got += n;
   }
-  return buf;
+  return buf.subarray(0, len);
 }
 
 class RootCache {
@@ -203,18 +210,18 @@ class RootCache {
     return this.bytes(e)?.toString('utf8');
   }
 
-  private bytes(e: Entry, sourceFd?: number): Buffer | undefined {
+  private bytes(e: Entry, sourceFd?: number, into?: { buf: Buffer }): Buffer | undefined {
     if (e.s !== undefined) return Buffer.from(e.s);
     if (e.at === undefined || e.len === undefined) return undefined;
     if (e.pending) {
       try {
-        return this.pending ? readAt(this.pending.fd, e.at, e.len) : undefined;
+        return this.pending ? readAt(this.pending.fd, e.at, e.len, into) : undefined;
       } catch {
         return undefined;
       }
     }
     if (this.stale || !this.source) return undefined;
-    if (sourceFd !== undefined) return readAt(sourceFd, this.source.bodyStart + e.at, e.len);
+    if (sourceFd !== undefined) return readAt(sourceFd, this.source.bodyStart + e.at, e.len, into);
     let fd: number | undefined;
     try {
       fd = fs.openSync(this.file, 'r');
@@ -259,11 +266,12 @@ class RootCache {
       }
       const theirs = theirsFd !== undefined ? this.readIndex(theirsFd, () => undefined) : undefined;
       /** Every entry to write, with where its summary comes from. */
+      const scratch = { buf: Buffer.allocUnsafe(256 * 1024) };
       const plan: Array<{ rel: string; e: Entry; read: () => Buffer | undefined }> = [];
-      for (const [rel, e] of this.entries) plan.push({ rel, e, read: () => this.bytes(e, sourceFd) });
+      for (const [rel, e] of this.entries) plan.push({ rel, e, read: () => this.bytes(e, sourceFd, scratch) });
       if (theirs) {
         const tfd = theirsFd!;
-        for (const [rel, e] of theirs.entries) if (!this.entries.has(rel)) plan.push({ rel, e, read: () => readAt(tfd, theirs.source.bodyStart + e.at!, e.len!) });
+        for (const [rel, e] of theirs.entries) if (!this.entries.has(rel)) plan.push({ rel, e, read: () => readAt(tfd, theirs.source.bodyStart + e.at!, e.len!, scratch) });
       }
       // the index first: every summary's length is known without reading it
       const index: Record<string, [string, string, number, number]> = {};
