@@ -50,6 +50,13 @@ const TARGET: Record<string, string> = {
   'lib/models.py': 'from .core import Base\nclass Sub(Base):\n    def step(self, x, y):\n        pass\n',
 };
 
+/** Modules enough for the full index to be built on several threads (which keeps the summaries it reads for the workers). */
+function filler(into: Record<string, string>): Record<string, string> {
+  for (let i = 0; i < 220; i++) into[`lib/gen/m${i}.py`] = `from lib.core import Base\ndef g${i}(a, b=${i}):\n    pass\nclass K${i}(Base):\n    def other(self):\n        pass\n`;
+  into['lib/gen/__init__.py'] = '';
+  return into;
+}
+
 /** A user project of many files, each with something to find (and some with nothing). */
 function project(): string {
   const files: Record<string, string> = {};
@@ -61,7 +68,8 @@ function project(): string {
     if (i % 5 === 2) lines.push('lib.run()');
     lines.push(`class Mine${i}(lib.Base):`, '    def go(self):', '        return self.step(1, 2)');
     // a declared Base may be any subclass: which subclasses override step takes the full index
-    lines.push(`def use${i}(b: lib.Base):`, `    return b.step(${i}, 2)`, '');
+    lines.push(`def use${i}(b: lib.Base):`, `    return b.step(${i}, 2)`);
+    lines.push(`from lib.gen.m${i * 7} import g${i * 7}`, `g${i * 7}(1, 2, 3)`, '');
     files[`app/m${String(i).padStart(2, '0')}.py`] = lines.join('\n');
   }
   // an override in one file that a call in another file reaches through self
@@ -82,8 +90,8 @@ function run(args: string[]): { code: number; stdout: string; stderr: string } {
 const timeless = (s: string): string => s.replace(/"ms": \d+/g, '"ms": 0').replace(/, \d+ ms\)/g, ', 0 ms)');
 
 describe('check on worker threads', () => {
-  const target = tempTree(TARGET);
-  const baseline = tempTree(BASELINE);
+  const target = tempTree(filler({ ...TARGET }));
+  const baseline = tempTree(filler({ ...BASELINE }));
   const app = project();
 
   for (const [name, extra] of [
@@ -120,11 +128,12 @@ describe('check on worker threads', () => {
     for (const input of files) one.push(await checkInput(engine, input, new ConfigFinder(), opts));
     const main = await Engine.open({ targets: [target], baseline: [baseline], sourceRoots: [app] });
     const said: string[] = [];
-    const par = checkOnWorkers(main, files, 2, { targets: [target], baseline: [baseline], sourceRoots: [app], opts, indexThreads: 1 }, (m) => said.push(m), (n) => said.push(n));
+    const par = checkOnWorkers(main, files, 2, { targets: [target], baseline: [baseline], sourceRoots: [app], opts, indexThreads: 2 }, (m) => said.push(m), (n) => said.push(n));
     const many = [];
     for (let i = 0; i < files.length; i++) many.push(await par.result(i));
-    const { checked } = await par.finish(false);
-    assert.deepEqual(many, one);
+    const { checked, provided } = await par.finish(false);
+    // as printed (a summary read back from text has no keys whose value is undefined)
+    assert.deepEqual(JSON.parse(JSON.stringify(many)), JSON.parse(JSON.stringify(one)));
     assert.equal(checked.length, 2);
     assert.ok(checked.every((n) => n > 0), `each worker checked some: ${checked}`);
     assert.equal(checked[0] + checked[1], files.length);
@@ -132,5 +141,7 @@ describe('check on worker threads', () => {
     // the workers asked this thread for the full index (dispatch over Base's subclasses) and got it
     assert.equal(main.program.hasFullIndex, true);
     assert.equal(main.baseline!.program.hasFullIndex, true);
+    // and the summaries this thread read for it, rather than parsing those files again
+    assert.ok(provided[0] + provided[1] > 0, `summaries handed over: ${provided}`);
   });
 });

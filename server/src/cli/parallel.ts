@@ -12,6 +12,8 @@ import { type CallInfo, Engine } from '../engine';
 import { ConfigError, ConfigFinder } from '../engine/config/pyproject';
 import { parserReady, ParserCrashError } from '../engine/parser';
 import type { FullIndex, Program } from '../engine/resolve/program';
+import type { ModuleSummary } from '../engine/index/summary';
+import { reviveSummary } from '../engine/index/cache';
 import { decodeSource, MAX_SOURCE_BYTES } from '../engine/sources/sourceRoot';
 import { ZipRoot } from '../engine/sources/zipRoot';
 import { checkFile } from './checkFile';
@@ -135,9 +137,10 @@ type ToWorker = { kind: 'check'; at: number; file: string; zip?: string; rel?: s
 type FromWorker =
   | { kind: 'checked'; at: number; rec: Checked }
   | { kind: 'index'; which: 'target' | 'baseline' }
+  | { kind: 'summary'; which: 'target' | 'baseline'; name: string }
   | { kind: 'error'; which: 'target' | 'baseline'; name: string; message: string }
   | { kind: 'say'; msg: string }
-  | { kind: 'finished'; files: string[]; checked: number }
+  | { kind: 'finished'; files: string[]; checked: number; provided: number }
   | { kind: 'failed'; message: string };
 
 /** Files a program read: parsed, or taken from the cache. */
@@ -150,9 +153,9 @@ export interface ParallelRun {
   result(at: number): Promise<Checked>;
   /**
    * Stops the workers (saving their cache entries, one after the other, when `save`): the files
-   * they read, and how many inputs each checked.
+   * they read, how many inputs each checked, and how many summaries each took from this thread.
    */
-  finish(save: boolean): Promise<{ files: string[]; checked: number[] }>;
+  finish(save: boolean): Promise<{ files: string[]; checked: number[]; provided: number[] }>;
 }
 
 /**
@@ -172,6 +175,8 @@ export function checkOnWorkers(
   const said = new Set<string>();
   const errors = new Set<string>();
   const indexes = new Map<'target' | 'baseline', Promise<FullIndex | null>>();
+  /** The summaries the full index builds read, serialised, by program and module. */
+  const serialized = { target: new Map<string, string>(), baseline: new Map<string, string>() };
   const projectClasses = engine.projectClassList();
   let failure: Error | undefined;
   const deliver = (at: number, rec: Checked): void => {
@@ -189,6 +194,7 @@ export function checkOnWorkers(
       if (!program) p = Promise.resolve(null);
       else {
         program.releaseAfterIndex = true;
+        program.keepSerialized = serialized[which];
         p = program.buildFullIndexParallel(setup.indexThreads).then(
           (index) => ({ ...index, byBaseName: undefined }),
           () => null, // the worker builds its own
@@ -204,7 +210,7 @@ export function checkOnWorkers(
     busy: number;
     port: MessagePort;
     signal: Int32Array;
-    finished?: (r: { files: string[]; checked: number }) => void;
+    finished?: (r: { files: string[]; checked: number; provided: number }) => void;
   }
   const running: Running[] = [];
   const feed = (r: Running): void => {
@@ -242,6 +248,10 @@ export function checkOnWorkers(
           Atomics.store(r.signal, 0, 1);
           Atomics.notify(r.signal, 0);
         });
+      } else if (m.kind === 'summary') {
+        r.port.postMessage(serialized[m.which].get(m.name) ?? null);
+        Atomics.store(r.signal, 0, 1);
+        Atomics.notify(r.signal, 0);
       } else if (m.kind === 'error') {
         const key = `${m.which}\0${m.name}`;
         if (!errors.has(key)) {
@@ -259,7 +269,7 @@ export function checkOnWorkers(
     worker.on('error', (e) => fail(e));
     worker.on('exit', (code) => {
       if (code !== 0 || r.busy > 0) fail(new Error(`a check worker stopped (exit code ${code})`));
-      r.finished?.({ files: [], checked: 0 });
+      r.finished?.({ files: [], checked: 0, provided: 0 });
     });
     feed(r);
   }
@@ -273,27 +283,29 @@ export function checkOnWorkers(
       if (failure) return Promise.resolve({ notes: [{ skip: true, msg: `skipped ${inputs[at].file}: could not check it (${failure.message})` }] });
       return new Promise((resolve) => waiting.set(at, resolve));
     },
-    async finish(save: boolean): Promise<{ files: string[]; checked: number[] }> {
+    async finish(save: boolean): Promise<{ files: string[]; checked: number[]; provided: number[] }> {
       const files = new Set<string>();
       const checked: number[] = [];
+      const provided: number[] = [];
       // one after the other, so that each save keeps what the previous ones wrote
       for (const r of running) {
-        const got = await new Promise<{ files: string[]; checked: number }>((resolve) => {
+        const got = await new Promise<{ files: string[]; checked: number; provided: number }>((resolve) => {
           r.finished = resolve;
           const msg: ToWorker = { kind: 'finish', save };
           try {
             r.worker.postMessage(msg);
           } catch {
-            resolve({ files: [], checked: 0 });
+            resolve({ files: [], checked: 0, provided: 0 });
           }
         });
         r.finished = undefined;
         for (const f of got.files) files.add(f);
         checked.push(got.checked);
+        provided.push(got.provided);
         await r.worker.terminate();
         r.port.close();
       }
-      return { files: [...files], checked };
+      return { files: [...files], checked, provided };
     },
   };
 }
@@ -312,15 +324,29 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
   if (setup.projectClasses) engine.useProjectClasses(setup.projectClasses);
   if (engine.cache) engine.cache.onError = (msg) => send({ kind: 'say', msg });
   const signal = new Int32Array(setup.signal);
-  /** The full index, built once by the main thread: waited for here (a check is synchronous). */
-  const askIndex = (which: 'target' | 'baseline'): FullIndex | undefined => {
+  /** Asks the main thread and waits for its answer (a check is synchronous). */
+  const ask = (m: FromWorker): unknown => {
     Atomics.store(signal, 0, 0);
-    send({ kind: 'index', which });
+    send(m);
     for (;;) {
       Atomics.wait(signal, 0, 0, 1000);
       const got = receiveMessageOnPort(setup.indexPort);
-      if (got) return (got.message as FullIndex | null) ?? undefined;
+      if (got) return got.message;
     }
+  };
+  /** Programs whose full index the main thread built: it has the summaries it read for it. */
+  const indexed = new Set<string>();
+  /** The full index, built once by the main thread. */
+  const askIndex = (which: 'target' | 'baseline'): FullIndex | undefined => {
+    const index = (ask({ kind: 'index', which }) as FullIndex | null) ?? undefined;
+    if (index && !index.fromCache) indexed.add(which);
+    return index;
+  };
+  /** A summary the main thread read for the full index, rather than parsing the file again here. */
+  const askSummary = (which: 'target' | 'baseline', name: string): ModuleSummary | undefined => {
+    if (!indexed.has(which)) return undefined;
+    const text = ask({ kind: 'summary', which, name }) as string | null;
+    return text ? reviveSummary(text) : undefined;
   };
   for (const [p, which] of [
     [engine.program, 'target'],
@@ -329,6 +355,7 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
     if (!p) continue;
     p.onError = (name, error) => send({ kind: 'error', which, name, message: (error as Error).message ?? String(error) });
     p.indexProvider = () => askIndex(which);
+    p.summaryProvider = (name) => askSummary(which, name);
   }
   const configs = new ConfigFinder();
   const zips = new Map<string, ZipRoot>();
@@ -339,7 +366,7 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
       if (m.kind === 'finish') {
         if (m.save) engine.saveCache();
         else engine.cache?.discard();
-        send({ kind: 'finished', files: filesUsed(engine.program), checked });
+        send({ kind: 'finished', files: filesUsed(engine.program), checked, provided: engine.program.provided + (engine.baseline?.program.provided ?? 0) });
         return;
       }
       let rec: Checked;

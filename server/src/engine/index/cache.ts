@@ -44,6 +44,15 @@ export function serializeSummary(summary: ModuleSummary): string {
   return serialize(summary);
 }
 
+/** A summary from `serializeSummary`'s text; undefined when it is not one. */
+export function reviveSummary(text: string): ModuleSummary | undefined {
+  try {
+    return JSON.parse(text, reviver) as ModuleSummary;
+  } catch {
+    return undefined;
+  }
+}
+
 export function hashText(text: string): string {
   return createHash('sha1').update(text).digest('hex');
 }

@@ -125,6 +125,12 @@ export class Program {
    * builds it once for several programs over the same target); undefined: it is built here.
    */
   indexProvider?: () => FullIndex | undefined;
+  /** Where summaries come from before a target file is parsed here (another thread that parsed it); undefined: nowhere. */
+  summaryProvider?: (name: string) => ModuleSummary | undefined;
+  /** Summaries taken from `summaryProvider`. */
+  provided = 0;
+  /** When set, the full index's builder keeps here each module's summary serialised (to hand to other threads). */
+  keepSerialized?: Map<string, string>;
 
   constructor(readonly target: Target, readonly cache?: SummaryCache) {}
 
@@ -251,7 +257,7 @@ export class Program {
         while (queue.length > 0 && mine.length < 2) {
           const batch = queue.shift()!;
           mine.push(batch);
-          const req: IndexRequest = { jobs: batch.map(({ name, isPackage, file, text }) => ({ name, isPackage, file, text })), serialized: !!cache, summary: keep };
+          const req: IndexRequest = { jobs: batch.map(({ name, isPackage, file, text }) => ({ name, isPackage, file, text })), serialized: !!cache || !!this.keepSerialized, summary: keep };
           w.postMessage(req);
         }
       }
@@ -260,6 +266,7 @@ export class Program {
       results[j.at] = index;
       this.filesRead.add(j.file);
       if (cache && serialized !== undefined) cache.putSerialized(j.root, j.rel, j.version, j.hash ?? hashText(j.text), serialized);
+      if (serialized !== undefined) this.keepSerialized?.set(j.name, serialized);
       if (keep && summary) this.modules.set(j.name, { version: j.version, summary, generation: this.generation });
     };
     /** Summarises a batch on this thread (a failure is left for `finishIndex` to report). */
@@ -271,7 +278,7 @@ export class Program {
         } catch {
           continue;
         }
-        record(j, moduleIndexOf(s), cache ? serializeSummary(s) : undefined, s);
+        record(j, moduleIndexOf(s), cache || this.keepSerialized ? serializeSummary(s) : undefined, s);
       }
       progress(batch.length);
     };
@@ -771,7 +778,11 @@ export class Program {
         summary = hit.summary;
         this.fromCache++;
         this.cachedFiles.add(summary.file);
+      } else if (!user && this.summaryProvider && (summary = this.summaryProvider(name) ?? null)?.name === name) {
+        this.filesRead.add(summary!.file); // read by another thread
+        this.provided++;
       } else {
+        summary = null;
         const text = hit ? hit.text : root.readText(rel);
         if (text === undefined && !user) this.onError?.(name, new Error(`${root.displayPath(rel)} cannot be read`));
         if (text !== undefined) {
