@@ -408,10 +408,18 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   const jobs = Math.min(args.jobs ?? (inputs.length >= PARALLEL_FROM ? THREADS : 1), inputs.length);
   const onWorkers = jobs > 1 && ![...args.targets, ...args.baseline].some(isRequirementSpec);
   const run = onWorkers
-    ? checkOnWorkers(engine, inputs, jobs, { targets: args.targets, baseline: args.baseline, sourceRoots: userRoots(args), cacheDir: args.noCache ? undefined : defaultCacheDir(), wasmDir: __dirname, opts, indexThreads: THREADS }, say, (name, message) => {
-        targetErrors++;
-        say(`cannot read target module ${name}: ${message}`);
-      })
+    ? checkOnWorkers(
+        engine,
+        inputs,
+        jobs,
+        { targets: args.targets, baseline: args.baseline, sourceRoots: userRoots(args), cacheDir: args.noCache ? undefined : defaultCacheDir(), wasmDir: __dirname, opts, indexThreads: THREADS },
+        say,
+        (name, message) => {
+          targetErrors++;
+          say(`cannot read target module ${name}: ${message}`);
+        },
+        (at) => checkInput(engine, inputs[at], configs, opts),
+      )
     : undefined;
   let fatal = false;
   for (let at = 0; at < inputs.length; at++) {

@@ -128,7 +128,7 @@ describe('check on worker threads', () => {
     for (const input of files) one.push(await checkInput(engine, input, new ConfigFinder(), opts));
     const main = await Engine.open({ targets: [target], baseline: [baseline], sourceRoots: [app] });
     const said: string[] = [];
-    const par = checkOnWorkers(main, files, 2, { targets: [target], baseline: [baseline], sourceRoots: [app], opts, indexThreads: 2 }, (m) => said.push(m), (n) => said.push(n));
+    const par = checkOnWorkers(main, files, 2, { targets: [target], baseline: [baseline], sourceRoots: [app], opts, indexThreads: 2 }, (m) => said.push(m), (n) => said.push(n), () => assert.fail('no worker fails'));
     const many = [];
     for (let i = 0; i < files.length; i++) many.push(await par.result(i));
     const { checked, provided } = await par.finish(false);

@@ -169,6 +169,8 @@ export function checkOnWorkers(
   setup: { targets: string[]; baseline: string[]; sourceRoots: string[]; cacheDir?: string; wasmDir?: string; opts: CheckOptions; indexThreads: number },
   say: (msg: string) => void,
   targetError: (name: string, message: string) => void,
+  /** Checks an input on this thread: for those not checked when a worker fails. */
+  fallback: (at: number) => Promise<Checked>,
 ): ParallelRun {
   const waiting = new Map<number, (rec: Checked) => void>();
   const done = new Map<number, Checked>();
@@ -222,19 +224,26 @@ export function checkOnWorkers(
       r.busy++;
     }
   };
+  /** A worker failed: what is not checked yet is checked on this thread. */
   const fail = (e: Error): void => {
     if (failure) return;
     failure = e;
     for (const [at, w] of waiting) {
       waiting.delete(at);
-      w({ notes: [{ skip: true, msg: `skipped ${inputs[at].file}: could not check it (${e.message})` }] });
+      void fallback(at).then(w);
     }
   };
   for (let j = 0; j < jobs; j++) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(4);
     const data: WorkerSetup = { apidriftCheckWorker: true, targets: setup.targets, baseline: setup.baseline, sourceRoots: setup.sourceRoots, cacheDir: setup.cacheDir, wasmDir: setup.wasmDir, opts: setup.opts, projectClasses: projectClasses.length > 0 ? projectClasses : undefined, indexPort: channel.port2, signal };
-    const worker = new Worker(__filename, { workerData: data, transferList: [channel.port2] });
+    let worker: Worker;
+    try {
+      worker = new Worker(__filename, { workerData: data, transferList: [channel.port2] });
+    } catch (e) {
+      fail(e as Error);
+      break;
+    }
     const r: Running = { worker, busy: 0, port: channel.port1, signal: new Int32Array(signal) };
     running.push(r);
     worker.on('message', (m: FromWorker) => {
@@ -280,7 +289,7 @@ export function checkOnWorkers(
         done.delete(at);
         return Promise.resolve(rec);
       }
-      if (failure) return Promise.resolve({ notes: [{ skip: true, msg: `skipped ${inputs[at].file}: could not check it (${failure.message})` }] });
+      if (failure) return fallback(at);
       return new Promise((resolve) => waiting.set(at, resolve));
     },
     async finish(save: boolean): Promise<{ files: string[]; checked: number[]; provided: number[] }> {
