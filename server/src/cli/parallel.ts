@@ -181,6 +181,21 @@ export function checkOnWorkers(
   const serialized = { target: new Map<string, string>(), baseline: new Map<string, string>() };
   const projectClasses = engine.projectClassList();
   let failure: Error | undefined;
+  /** A target module that cannot be read, reported once whichever thread read it. */
+  const report = (which: 'target' | 'baseline', name: string, message: string): void => {
+    const key = `${which}\0${name}`;
+    if (errors.has(key)) return;
+    errors.add(key);
+    targetError(name, message);
+  };
+  for (const [p, which] of [
+    [engine.program, 'target'],
+    [engine.baseline?.program, 'baseline'],
+  ] as const) {
+    if (!p) continue;
+    const before = p.onError;
+    p.onError = (name, error) => (name === '(index workers)' ? before?.(name, error) : report(which, name, (error as Error).message ?? String(error)));
+  }
   const deliver = (at: number, rec: Checked): void => {
     const w = waiting.get(at);
     if (w) {
@@ -261,13 +276,8 @@ export function checkOnWorkers(
         r.port.postMessage(serialized[m.which].get(m.name) ?? null);
         Atomics.store(r.signal, 0, 1);
         Atomics.notify(r.signal, 0);
-      } else if (m.kind === 'error') {
-        const key = `${m.which}\0${m.name}`;
-        if (!errors.has(key)) {
-          errors.add(key);
-          targetError(m.name, m.message);
-        }
-      } else if (m.kind === 'say') {
+      } else if (m.kind === 'error') report(m.which, m.name, m.message);
+      else if (m.kind === 'say') {
         if (!said.has(m.msg)) {
           said.add(m.msg);
           say(m.msg);
