@@ -686,7 +686,8 @@ async function lspRun(kind, ctx, opts) {
           textDocument: { synchronization: { didSave: false }, publishDiagnostics: { versionSupport: true, relatedInformation: false } },
           window: { workDoneProgress: false },
         },
-        initializationOptions: {},
+        // the extension passes its storage folder (`cacheDir`); bench/memory.js does the same
+        initializationOptions: opts.init || {},
         // apidrift logs the time of each check only while tracing
         trace: 'messages',
       }),
@@ -1120,4 +1121,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { generateLspFile, generateDir, planKeystrokes, extractZip, percentile, median };
+module.exports = { generateLspFile, generateDir, planKeystrokes, extractZip, percentile, median, lspRun, snapshotDist };

@@ -13,21 +13,23 @@ import { ConfigError, ConfigFinder } from './engine/config/pyproject';
 import { detectEnvironments } from './lsp/detect';
 import { buildReport, formatReportMarkdown, formatReportText } from './engine/report/report';
 import { ZipRoot } from './engine/sources/zipRoot';
-import { checkFile, targetsOf } from './cli/checkFile';
+import { targetsOf } from './cli/checkFile';
 import { collectFiles, UsageError } from './cli/files';
 import { unifiedDiff } from './cli/fix';
-import { type CellFinding, NotebookError } from './cli/notebook';
+import type { CellFinding } from './cli/notebook';
 import { displayPath, escapeName, formatCheck, formatReportGithub, hasBreakingChange, JSON_SCHEMA_VERSION, OUTPUT_FORMATS, type OutputFormat } from './cli/formats';
 import { version as VERSION } from '../../package.json';
 import { decodeSource, MAX_SOURCE_BYTES } from './engine/sources/sourceRoot';
-import { parserReady, ParserCrashError } from './engine/parser';
+import { checkInput, type Checked, checkOnWorkers, filesUsed, isCheckWorker, readSource } from './cli/parallel';
 
 export { collectFiles, escapeName, JSON_SCHEMA_VERSION };
 
-/** Threads for building full indexes: both cores of a small machine, at most four. */
+/** Threads for building full indexes and checking large projects: both cores of a small machine, at most four. */
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
+/** Inputs from which a check runs on worker threads without being told (`--jobs`). */
+const PARALLEL_FROM = 48;
 
-const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--output-format FORMAT] [--output-file FILE] [--fix | --diff] [--unsafe-fixes] [--exit-zero] [--list-calls] [--source-root DIR ...] PATH...
+const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--output-format FORMAT] [--output-file FILE] [--fix | --diff] [--unsafe-fixes] [--exit-zero] [--list-calls] [--source-root DIR ...] [--jobs N] PATH...
        apidrift check --upgrade NAME==VERSION [--index-url URL] [--require-hashes] [--pre] PATH...
        apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--output-format text|json|markdown|github] [--exit-zero]
        apidrift index --target PATH [--output-format text|json]
@@ -41,6 +43,8 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   untraced (its receiver comes from the target but its class could not be followed).
   The user's own modules (imported by absolute name) are read from --source-root folders, the
   current folder and its src/, and the folder above each checked path's top package.
+  A project of many files is checked on every core (at most four threads; --jobs N to choose,
+  --jobs 1 for one thread); the output is the same, in the same order.
 
   diff: the API-change report between two versions: removed modules and names, moved names,
   changed signatures grouped by kind. With --uses, only what that code uses, ranked by uses.
@@ -94,6 +98,8 @@ interface Args {
   listCalls: boolean;
   /** Folders of the user's own code, searched for user modules after the target. */
   sourceRoots: string[];
+  /** check: threads that check files (`--jobs`); undefined: every core for a large project. */
+  jobs?: number;
 }
 
 /**
@@ -134,6 +140,11 @@ function parseArgs(argv: string[]): Args {
     else if (command === 'check' && a === '--list-calls') out.listCalls = true;
     else if (command === 'check' && (a === '--source-root' || a.startsWith('--source-root='))) out.sourceRoots.push(value());
     else if (command === 'check' && (a === '--upgrade' || a.startsWith('--upgrade='))) out.upgrade = value();
+    else if (command === 'check' && (a === '--jobs' || a.startsWith('--jobs=') || a === '-j')) {
+      const v = value();
+      if (!/^[1-9][0-9]*$/.test(v)) throw new UsageError(`--jobs needs a number of threads, not '${v}'`);
+      out.jobs = Math.min(Number(v), 64);
+    }
     else if (a === '--index-url' || a.startsWith('--index-url=')) out.fetch.indexUrl = value();
     else if (a === '--require-hashes') out.fetch.requireHashes = true;
     else if (a === '--pre') out.fetch.pre = true;
@@ -295,25 +306,6 @@ async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout
   return hasBreakingChange(report) && !args.exitZero ? 1 : 0;
 }
 
-function readSource(file: string, warn: (msg: string) => void): string | undefined {
-  try {
-    // a device, a FIFO or a huge file is not read (it could block or never end)
-    const st = fs.statSync(file);
-    if (!st.isFile()) {
-      warn(`skipped ${file}: not a regular file`);
-      return undefined;
-    }
-    if (st.size > MAX_SOURCE_BYTES) {
-      warn(`skipped ${file}: too large to parse (${st.size} bytes; the limit is ${MAX_SOURCE_BYTES})`);
-      return undefined;
-    }
-    return decodeSource(fs.readFileSync(file));
-  } catch (e) {
-    warn(`skipped ${file}: ${(e as NodeJS.ErrnoException).code ?? e}`);
-    return undefined;
-  }
-}
-
 export async function main(argv: string[], io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     io.stdout.write(USAGE + '\n');
@@ -411,45 +403,51 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
       }),
     );
   }
-  for (const { file, zip, rel, module } of inputs) {
-    let text: string | undefined;
-    if (zip && rel) {
-      try {
-        text = zip.readText(rel);
-      } catch (e) {
-        skip(`skipped ${file}: ${(e as Error).message}`);
-        continue;
-      }
-    } else text = readSource(file, skip);
-    if (text === undefined) continue;
-    const given = zip ? text : undefined;
-    let r: ReturnType<Engine['check']>;
-    try {
-      // archive members are not fixed in place
-      const fix = { mode: given === undefined ? args.fix : 'none', unsafe: args.unsafeFixes } as const;
-      const o = checkFile(engine, file, text, { module, config: given === undefined ? configs.forPath(file) : undefined, fix });
-      r = o.result;
-      findings.push(...o.findings);
-      fixedFindings += o.fixed;
-      if (o.fixedText !== undefined) fixedFiles.push({ file, before: text, after: o.fixedText });
-    } catch (e) {
-      if (e instanceof ConfigError || e instanceof NotebookError) {
-        io.stderr.write(`apidrift: ${e.message}\n`);
-        return 2;
-      }
-      skip(`skipped ${file}: could not check it (${(e as Error).message})`);
-      if (e instanceof ParserCrashError) await parserReady(); // the next file gets a fresh parser
-      continue;
+  const opts = { fix: args.fix, unsafeFixes: args.unsafeFixes, listCalls: args.listCalls };
+  // a large project (or --jobs) is checked on worker threads, each with its own engine over the same targets
+  const jobs = Math.min(args.jobs ?? (inputs.length >= PARALLEL_FROM ? THREADS : 1), inputs.length);
+  const onWorkers = jobs > 1 && ![...args.targets, ...args.baseline].some(isRequirementSpec);
+  const run = onWorkers
+    ? checkOnWorkers(
+        engine,
+        inputs,
+        jobs,
+        { targets: args.targets, baseline: args.baseline, sourceRoots: userRoots(args), cacheDir: args.noCache ? undefined : defaultCacheDir(), wasmDir: __dirname, opts, indexThreads: THREADS },
+        say,
+        (name, message) => {
+          targetErrors++;
+          say(`cannot read target module ${name}: ${message}`);
+        },
+        (at) => checkInput(engine, inputs[at], configs, opts),
+      )
+    : undefined;
+  let fatal = false;
+  for (let at = 0; at < inputs.length; at++) {
+    const rec: Checked = run ? await run.result(at) : await checkInput(engine, inputs[at], configs, opts);
+    const file = inputs[at].file;
+    for (const n of rec.notes) (n.skip ? skip : say)(n.msg);
+    if (rec.fatal !== undefined) {
+      io.stderr.write(`apidrift: ${rec.fatal}\n`);
+      fatal = true;
+      break;
     }
-    if (r.skipped.length > 0) skipped++;
-    for (const why of r.skipped) say(`skipped part of ${file}: ${why}`);
+    const o = rec.outcome;
+    if (!o) continue;
+    findings.push(...o.findings);
+    fixedFindings += o.fixed;
+    if (o.fixedText !== undefined) fixedFiles.push({ file, before: o.before!, after: o.fixedText });
+    if (o.skipped.length > 0) skipped++;
+    for (const why of o.skipped) say(`skipped part of ${file}: ${why}`);
     checked.push(file);
-    callsChecked += r.callsChecked;
-    callsUnknown += r.callsUnknown;
-    callsUntraced += r.callsUntraced;
-    if (args.listCalls) for (const call of r.calls) calls.push({ file, call });
+    callsChecked += o.callsChecked;
+    callsUnknown += o.callsUnknown;
+    callsUntraced += o.callsUntraced;
+    if (o.calls) for (const call of o.calls) calls.push({ file, call });
     checkedFiles++;
   }
+  // the files the workers read, with those this thread read for the full index
+  const used = run ? new Set([...(await run.finish(!fatal)).files, ...filesUsed(engine.program)]) : undefined;
+  if (fatal) return 2;
   const ms = Math.round(performance.now() - started);
   if (args.fix === 'diff') {
     // the fixes as a unified diff, nothing written
@@ -458,7 +456,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   } else {
     for (const f of fixedFiles) fs.writeFileSync(f.file, f.after);
     if (args.fix === 'apply') io.stderr.write(`apidrift: fixed ${fixedFindings} finding${fixedFindings === 1 ? '' : 's'} in ${fixedFiles.length} file${fixedFiles.length === 1 ? '' : 's'}\n`);
-    const stats = { files: checkedFiles, callsChecked, callsUnknown, callsUntraced, targetModulesRead: engine.modulesRead, skipped, targetErrors, ms };
+    const stats = { files: checkedFiles, callsChecked, callsUnknown, callsUntraced, targetModulesRead: used ? used.size : engine.modulesRead, skipped, targetErrors, ms };
     emit(io, args, formatCheck(args.format as OutputFormat, { findings, files: checked, stats, ...(args.listCalls ? { calls } : {}), version: VERSION, cwd: process.cwd() }));
   }
   engine.saveCache();
@@ -485,7 +483,7 @@ function watchOutput(): void {
   });
 }
 
-if (require.main === module) {
+if (require.main === module && !isCheckWorker) {
   watchOutput();
   main(process.argv.slice(2)).then(
     (code) => {

@@ -184,6 +184,16 @@ export class Engine {
     for (const m of this.memos.values()) m.checked = m.seen = undefined;
   }
 
+  /** The classes `addProjectFiles` read, to hand to another engine checking the same project. */
+  projectClassList(): Array<{ cls: ClassInfo; summary: ModuleSummary }> {
+    return this.projectClasses;
+  }
+
+  /** Takes the classes another engine's `addProjectFiles` read (in place of reading the files). */
+  useProjectClasses(classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>): void {
+    this.projectClasses = classes;
+  }
+
   /** The classes of every file of the project being checked (see `setProjectFiles`). */
   private projectClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
   /** Per project file: its classes, and a key of what dispatch reads of them. */

@@ -463,10 +463,20 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
     progress = undefined; // the client does not show progress
   }
   const started = performance.now();
+  let collectedAt = 0;
   const index = await forEngine.program.buildFullIndexAsync(
-    (done, total) => progress?.report(Math.floor((done * 100) / Math.max(total, 1)), `${done}/${total} modules`),
+    (done, total) => {
+      progress?.report(Math.floor((done * 100) / Math.max(total, 1)), `${done}/${total} modules`);
+      // summarising every module makes garbage fast: collected every so many modules, it does
+      // not grow the heap (the server runs with --expose-gc, see launch.json)
+      if (done - collectedAt >= 100) {
+        collectedAt = done;
+        collectGarbage();
+      }
+    },
     () => token.cancelled || engine !== forEngine,
   );
+  collectGarbage();
   progress?.done();
   if (indexing === token) indexing = undefined;
   if (!index || engine !== forEngine) return;
@@ -474,6 +484,11 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
   saveCacheSoon();
   for (const doc of documents.all()) schedule(doc, 0);
   workspaceAgain(true);
+}
+
+/** A full garbage collection, when the server was started with --expose-gc. */
+function collectGarbage(): void {
+  (globalThis as { gc?: () => void }).gc?.();
 }
 
 async function reload(): Promise<void> {

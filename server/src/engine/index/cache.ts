@@ -16,22 +16,7 @@ import type { SourceRoot } from '../sources/sourceRoot';
 import type { ModuleSummary } from './summary';
 
 /** Bumped whenever summaries change shape or meaning. */
-export const CACHE_FORMAT = 'apidrift-summaries-9';
-
-interface Entry {
-  /** file identity */
-  v: string;
-  /** content hash */
-  h: string;
-  /** the summary, serialised (revived only when used) */
-  s: string;
-}
-
-interface CacheFile {
-  format: string;
-  root: string;
-  entries: Record<string, Entry>;
-}
+export const CACHE_FORMAT = 'apidrift-summaries-10';
 
 /** JSON with Maps and Sets. */
 function replacer(_key: string, value: unknown): unknown {
@@ -59,6 +44,15 @@ export function serializeSummary(summary: ModuleSummary): string {
   return serialize(summary);
 }
 
+/** A summary from `serializeSummary`'s text; undefined when it is not one. */
+export function reviveSummary(text: string): ModuleSummary | undefined {
+  try {
+    return JSON.parse(text, reviver) as ModuleSummary;
+  } catch {
+    return undefined;
+  }
+}
+
 export function hashText(text: string): string {
   return createHash('sha1').update(text).digest('hex');
 }
@@ -69,44 +63,310 @@ export function defaultCacheDir(): string {
   return path.join(base, 'apidrift');
 }
 
+/**
+ * One entry: the file identity `v` and content hash `h`, with the serialised summary in the cache
+ * file (`at`, `len`: bytes after its header), or, put in this run, in the run's pending file
+ * (`pending`), or in memory (`s`) when that file cannot be written.
+ */
+interface Entry {
+  v: string;
+  h: string;
+  s?: string;
+  at?: number;
+  len?: number;
+  pending?: boolean;
+}
+
+/**
+ * A cache file: a first line that lists every entry (identity, hash and where its summary lies),
+ * then the summaries, one a line: `{"format":..,"root":..,"index":{rel:[v,h,at,len]},` newline
+ * `"bodies":[` ... `]}` (the whole is JSON). Only the first line is read when the file is
+ * loaded; a summary is read from the file when it is used, so that loading costs what a check
+ * uses, not the size of the target. The summaries a run adds wait in a temporary file beside it
+ * until the cache is saved, not in memory.
+ */
+const MAX_HEADER = 256 * 1024 * 1024;
+
+interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+function sameFile(a: FileIdentity, b: FileIdentity): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+/** The first line of a cache file (its index) and where its summaries start. Throws on a corrupt file. */
+function readHeader(fd: number): { header: { format?: unknown; root?: unknown; index?: unknown }; bodyStart: number } {
+  const chunks: Buffer[] = [];
+  let pos = 0;
+  for (;;) {
+    const buf = Buffer.allocUnsafe(pos === 0 ? 64 * 1024 : 1024 * 1024);
+    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+    if (n === 0) throw new Error('no index line');
+    const chunk = buf.subarray(0, n);
+    const nl = chunk.indexOf(10);
+    if (nl >= 0) {
+      chunks.push(chunk.subarray(0, nl));
+      const line = Buffer.concat(chunks).toString('utf8').trimEnd();
+      if (!line.endsWith(',')) throw new Error('malformed index line');
+      return { header: JSON.parse(line.slice(0, -1) + '}'), bodyStart: pos + nl + 1 };
+    }
+    chunks.push(chunk);
+    pos += n;
+    if (pos > MAX_HEADER) throw new Error('index line too long');
+  }
+}
+
+/**
+ * `len` bytes at `pos` of an open file, or undefined when the file is shorter; read into `into`
+ * when it is large enough (a save copies every summary through one buffer).
+ */
+function readAt(fd: number, pos: number, len: number, into?: { buf: Buffer }): Buffer | undefined {
+  let buf: Buffer;
+  if (into) {
+    if (into.buf.length < len) into.buf = Buffer.allocUnsafe(Math.max(len, into.buf.length * 2));
+    buf = into.buf;
+  } else buf = Buffer.allocUnsafe(len);
+  let got = 0;
+  while (got < len) {
+    const n = fs.readSync(fd, buf, got, len - got, pos + got);
+    if (n === 0) return undefined;
+    got += n;
+  }
+  return buf.subarray(0, len);
+}
+
 class RootCache {
-  entries: Record<string, Entry> = {};
+  entries = new Map<string, Entry>();
   dirty = false;
   loadedFrom?: string;
+  /** The file the entries with offsets lie in, as it was when loaded. */
+  private source?: { identity: FileIdentity; bodyStart: number };
+  /** The file was replaced (by another process) since: its offsets no longer hold. */
+  private stale = false;
+  /** The temporary file that holds the summaries put in this run, and its length. */
+  private pending?: { file: string; fd: number; size: number };
 
   constructor(readonly file: string, readonly rootLabel: string) {}
 
   load(onError: (msg: string) => void): void {
-    let raw: string;
+    let fd: number;
     try {
-      raw = fs.readFileSync(this.file, 'utf8');
+      fd = fs.openSync(this.file, 'r');
     } catch {
       return; // no cache yet
     }
     try {
-      const data = JSON.parse(raw) as CacheFile;
-      if (!data || data.format !== CACHE_FORMAT || data.root !== this.rootLabel || typeof data.entries !== 'object' || data.entries === null) {
-        onError(`ignoring cache file ${this.file}: written by another version or for another target`);
-        return;
-      }
-      this.entries = data.entries;
+      const read = this.readIndex(fd, onError);
+      if (!read) return;
+      this.entries = read.entries;
+      this.source = read.source;
       this.loadedFrom = this.file;
       touch(this.file);
-    } catch (e) {
-      onError(`ignoring corrupt cache file ${this.file}: ${(e as Error).message}`);
+    } finally {
+      fs.closeSync(fd);
     }
   }
 
+  /** The entries a cache file lists (with their offsets), or undefined (reported) when it is not one of ours. */
+  private readIndex(fd: number, onError: (msg: string) => void): { entries: Map<string, Entry>; source: { identity: FileIdentity; bodyStart: number } } | undefined {
+    try {
+      const st = fs.fstatSync(fd);
+      const { header, bodyStart } = readHeader(fd);
+      if (!header || header.format !== CACHE_FORMAT || header.root !== this.rootLabel || typeof header.index !== 'object' || header.index === null) {
+        onError(`ignoring cache file ${this.file}: written by another version or for another target`);
+        return undefined;
+      }
+      const entries = new Map<string, Entry>();
+      for (const [rel, e] of Object.entries(header.index as Record<string, unknown>)) {
+        if (!Array.isArray(e) || e.length !== 4) continue;
+        const [v, h, at, len] = e as unknown[];
+        if (typeof v !== 'string' || typeof h !== 'string' || typeof at !== 'number' || typeof len !== 'number' || at < 0 || len <= 0 || bodyStart + at + len > st.size) continue;
+        entries.set(rel, { v, h, at, len });
+      }
+      return { entries, source: { identity: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, bodyStart } };
+    } catch (e) {
+      onError(`ignoring corrupt cache file ${this.file}: ${(e as Error).message}`);
+      return undefined;
+    }
+  }
+
+  /** Adds (or replaces) an entry; its summary goes to the pending file, or stays in memory when that cannot be written. */
+  put(rel: string, v: string, h: string, serialized: string): void {
+    this.dirty = true;
+    const body = Buffer.from(serialized);
+    try {
+      if (!this.pending) {
+        const file = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.pending.tmp`;
+        fs.mkdirSync(path.dirname(file), { recursive: true });
+        this.pending = { file, fd: fs.openSync(file, 'w+'), size: 0 };
+        pendingFiles.add(file);
+      }
+      const p = this.pending;
+      if (fs.writeSync(p.fd, body, 0, body.length, p.size) !== body.length) throw new Error('short write');
+      this.entries.set(rel, { v, h, at: p.size, len: body.length, pending: true });
+      p.size += body.length;
+    } catch {
+      this.entries.set(rel, { v, h, s: serialized });
+    }
+  }
+
+  /** The serialised summary of an entry; undefined when it cannot be read. */
+  text(e: Entry): string | undefined {
+    if (e.s !== undefined) return e.s;
+    return this.bytes(e)?.toString('utf8');
+  }
+
+  private bytes(e: Entry, sourceFd?: number, into?: { buf: Buffer }): Buffer | undefined {
+    if (e.s !== undefined) return Buffer.from(e.s);
+    if (e.at === undefined || e.len === undefined) return undefined;
+    if (e.pending) {
+      try {
+        return this.pending ? readAt(this.pending.fd, e.at, e.len, into) : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    if (this.stale || !this.source) return undefined;
+    if (sourceFd !== undefined) return readAt(sourceFd, this.source.bodyStart + e.at, e.len, into);
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(this.file, 'r');
+      if (!sameFile(fs.fstatSync(fd), this.source.identity)) {
+        this.stale = true; // replaced by another process: its entries are read no more
+        return undefined;
+      }
+      return readAt(fd, this.source.bodyStart + e.at, e.len);
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+
+  /**
+   * Writes the entries (with those another process saved meanwhile that this one lacks), one
+   * summary at a time, then reads its summaries from the new file.
+   */
   save(onError: (msg: string) => void): boolean {
     if (!this.dirty) return true;
-    const data: CacheFile = { format: CACHE_FORMAT, root: this.rootLabel, entries: this.entries };
-    if (!writeAtomically(this.file, () => JSON.stringify(data), (m) => onError(`could not write cache file ${this.file}: ${m}`))) return false;
-    this.dirty = false;
-    return true;
+    const tmp = `${this.file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+    let fd: number | undefined;
+    let sourceFd: number | undefined;
+    let theirsFd: number | undefined;
+    try {
+      // the file this run loaded, when it is still in place
+      try {
+        sourceFd = fs.openSync(this.file, 'r');
+        const st = fs.fstatSync(sourceFd);
+        if (this.source && !sameFile(st, this.source.identity)) {
+          // replaced by another process: its entries that this run lacks are kept
+          theirsFd = sourceFd;
+          sourceFd = undefined;
+          this.stale = true;
+        } else if (!this.source) {
+          theirsFd = sourceFd;
+          sourceFd = undefined;
+        }
+      } catch {
+        sourceFd = undefined;
+      }
+      const theirs = theirsFd !== undefined ? this.readIndex(theirsFd, () => undefined) : undefined;
+      /** Every entry to write, with where its summary comes from. */
+      const scratch = { buf: Buffer.allocUnsafe(256 * 1024) };
+      const plan: Array<{ rel: string; e: Entry; read: () => Buffer | undefined }> = [];
+      for (const [rel, e] of this.entries) plan.push({ rel, e, read: () => this.bytes(e, sourceFd, scratch) });
+      if (theirs) {
+        const tfd = theirsFd!;
+        for (const [rel, e] of theirs.entries) if (!this.entries.has(rel)) plan.push({ rel, e, read: () => readAt(tfd, theirs.source.bodyStart + e.at!, e.len!, scratch) });
+      }
+      // the index first: every summary's length is known without reading it
+      const index: Record<string, [string, string, number, number]> = {};
+      const prefix = '"bodies":[\n';
+      let at = Buffer.byteLength(prefix);
+      let first = true;
+      const kept: typeof plan = [];
+      for (const x of plan) {
+        const len = x.e.s !== undefined ? Buffer.byteLength(x.e.s) : x.e.len;
+        if (!len) continue;
+        if (!first) at += 2;
+        first = false;
+        index[x.rel] = [x.e.v, x.e.h, at, len];
+        at += len;
+        kept.push(x);
+      }
+      fs.mkdirSync(path.dirname(this.file), { recursive: true });
+      fd = fs.openSync(tmp, 'w');
+      const head = `${JSON.stringify({ format: CACHE_FORMAT, root: this.rootLabel, index }).slice(0, -1)},\n`;
+      fs.writeSync(fd, head + prefix);
+      let n = 0;
+      for (const x of kept) {
+        const body = x.read();
+        if (!body || body.length !== index[x.rel][3]) throw new Error(`the summary of ${x.rel} could not be read back`);
+        if (n++ > 0) fs.writeSync(fd, ',\n');
+        fs.writeSync(fd, body);
+      }
+      fs.writeSync(fd, '\n]}\n');
+      const st = fs.fstatSync(fd);
+      fs.closeSync(fd);
+      fd = undefined;
+      fs.renameSync(tmp, this.file);
+      // from now on the summaries are read from the file just written
+      const entries = new Map<string, Entry>();
+      for (const x of kept) {
+        const [v, h, off, len] = index[x.rel];
+        entries.set(x.rel, { v, h, at: off, len });
+      }
+      this.entries = entries;
+      this.source = { identity: { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs }, bodyStart: Buffer.byteLength(head) };
+      this.stale = false;
+      this.dirty = false;
+      this.dropPending();
+      return true;
+    } catch (e) {
+      onError(`could not write cache file ${this.file}: ${(e as Error).message}`);
+      try {
+        if (fd !== undefined) fs.closeSync(fd);
+        fs.rmSync(tmp, { force: true });
+      } catch {
+        // nothing to clean, or nowhere to clean it
+      }
+      return false;
+    } finally {
+      if (sourceFd !== undefined) fs.closeSync(sourceFd);
+      if (theirsFd !== undefined) fs.closeSync(theirsFd);
+    }
+  }
+
+  /** Removes the pending file (its summaries are in the cache file now, or given up). */
+  dropPending(): void {
+    if (!this.pending) return;
+    try {
+      fs.closeSync(this.pending.fd);
+      fs.rmSync(this.pending.file, { force: true });
+    } catch {
+      // gone already
+    }
+    pendingFiles.delete(this.pending.file);
+    this.pending = undefined;
   }
 }
 
-/** Writes `text` to a temporary file renamed into place; false (reported) when it cannot. Never throws. */
+/** Pending files of this process, removed when it exits without saving them. */
+const pendingFiles = new Set<string>();
+process.once('exit', () => {
+  for (const f of pendingFiles) {
+    try {
+      fs.rmSync(f, { force: true });
+    } catch {
+      // gone already
+    }
+  }
+});
+
+/** Writes a text to a temporary file renamed into place; false (reported) when it cannot. Never throws. */
 function writeAtomically(file: string, text: () => string, onError: (msg: string) => void): boolean {
   const tmp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
@@ -216,17 +476,23 @@ export class SummaryCache {
    */
   get(root: SourceRoot, rel: string, version: string | undefined, readText: () => string | undefined): { summary?: ModuleSummary; text?: string; hash?: string } {
     const rc = this.rootCache(root);
-    const e = rc.entries[rel];
-    if (e && version !== undefined && e.v === version) return { summary: this.revive(e) };
+    const e = rc.entries.get(rel);
+    if (e && version !== undefined && e.v === version) {
+      const summary = this.revive(rc, e);
+      if (summary) return { summary };
+    }
     const text = readText();
     if (text === undefined) return {};
     const hash = hashText(text);
     if (e && e.h === hash) {
-      if (version !== undefined) {
-        e.v = version;
-        rc.dirty = true;
+      const summary = this.revive(rc, e);
+      if (summary) {
+        if (version !== undefined && e.v !== version) {
+          e.v = version;
+          rc.dirty = true;
+        }
+        return { summary, text, hash };
       }
-      return { summary: this.revive(e), text, hash };
     }
     return { text, hash };
   }
@@ -237,14 +503,14 @@ export class SummaryCache {
 
   /** The same with a summary already serialised by `serializeSummary` (e.g. on another thread). */
   putSerialized(root: SourceRoot, rel: string, version: string | undefined, hash: string, serialized: string): void {
-    const rc = this.rootCache(root);
-    rc.entries[rel] = { v: version ?? '', h: hash, s: serialized };
-    rc.dirty = true;
+    this.rootCache(root).put(rel, version ?? '', hash, serialized);
   }
 
-  private revive(e: Entry): ModuleSummary | undefined {
+  private revive(rc: RootCache, e: Entry): ModuleSummary | undefined {
+    const text = rc.text(e);
+    if (text === undefined) return undefined;
     try {
-      return JSON.parse(e.s, reviver) as ModuleSummary;
+      return JSON.parse(text, reviver) as ModuleSummary;
     } catch {
       return undefined;
     }
@@ -256,6 +522,11 @@ export class SummaryCache {
     for (const rc of this.roots.values()) {
       if (!rc.save((m) => this.writeFailed(m))) return;
     }
+  }
+
+  /** Forgets what this run put and did not save (its pending files are removed). */
+  discard(): void {
+    for (const rc of this.roots.values()) rc.dropPending();
   }
 
   private indexFile(targetLabel: string): string {

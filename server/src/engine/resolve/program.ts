@@ -121,6 +121,19 @@ export class Program {
 
   /** Summaries taken from the persistent cache instead of being parsed. */
   fromCache = 0;
+  /** The files of those summaries. */
+  readonly cachedFiles = new Set<string>();
+  /**
+   * Where the full index comes from when one is needed and none is built (e.g. another thread
+   * builds it once for several programs over the same target); undefined: it is built here.
+   */
+  indexProvider?: () => FullIndex | undefined;
+  /** Where summaries come from before a target file is parsed here (another thread that parsed it); undefined: nowhere. */
+  summaryProvider?: (name: string) => ModuleSummary | undefined;
+  /** Summaries taken from `summaryProvider`. */
+  provided = 0;
+  /** When set, the full index's builder keeps here each module's summary serialised (to hand to other threads). */
+  keepSerialized?: Map<string, string>;
 
   constructor(readonly target: Target, readonly cache?: SummaryCache) {}
 
@@ -176,6 +189,8 @@ export class Program {
   /** Summarises every module of the target (once; `invalidateIndex` drops it). */
   buildFullIndex(onProgress?: (done: number, total: number) => void): FullIndex {
     if (this.fullIndex) return this.fullIndex;
+    const given = this.indexProvider?.();
+    if (given) return (this.fullIndex = given);
     const steps = this.indexSteps(onProgress);
     let r = steps.next();
     while (!r.done) r = steps.next();
@@ -245,7 +260,7 @@ export class Program {
         while (queue.length > 0 && mine.length < 2) {
           const batch = queue.shift()!;
           mine.push(batch);
-          const req: IndexRequest = { jobs: batch.map(({ name, isPackage, file, text }) => ({ name, isPackage, file, text })), serialized: !!cache, summary: keep };
+          const req: IndexRequest = { jobs: batch.map(({ name, isPackage, file, text }) => ({ name, isPackage, file, text })), serialized: !!cache || !!this.keepSerialized, summary: keep };
           w.postMessage(req);
         }
       }
@@ -254,6 +269,7 @@ export class Program {
       results[j.at] = index;
       this.filesRead.add(j.file);
       if (cache && serialized !== undefined) cache.putSerialized(j.root, j.rel, j.version, j.hash ?? hashText(j.text), serialized);
+      if (serialized !== undefined) this.keepSerialized?.set(j.name, serialized);
       if (keep && summary) this.modules.set(j.name, { version: j.version, summary, generation: this.generation });
     };
     /** Summarises a batch on this thread (a failure is left for `finishIndex` to report). */
@@ -265,7 +281,7 @@ export class Program {
         } catch {
           continue;
         }
-        record(j, moduleIndexOf(s), cache ? serializeSummary(s) : undefined, s);
+        record(j, moduleIndexOf(s), cache || this.keepSerialized ? serializeSummary(s) : undefined, s);
       }
       progress(batch.length);
     };
@@ -323,6 +339,7 @@ export class Program {
           results[i] = moduleIndexOf(hit.summary);
           if (keep) this.modules.set(name, { version, summary: hit.summary, generation: this.generation });
           this.fromCache++;
+          this.cachedFiles.add(hit.summary.file);
           continue;
         }
         text = hit ? hit.text : root.readText(rel);
@@ -763,7 +780,12 @@ export class Program {
       if (hit?.summary && hit.summary.name === name) {
         summary = hit.summary;
         this.fromCache++;
+        this.cachedFiles.add(summary.file);
+      } else if (!user && this.summaryProvider && (summary = this.summaryProvider(name) ?? null)?.name === name) {
+        this.filesRead.add(summary!.file); // read by another thread
+        this.provided++;
       } else {
+        summary = null;
         const text = hit ? hit.text : root.readText(rel);
         if (text === undefined && !user) this.onError?.(name, new Error(`${root.displayPath(rel)} cannot be read`));
         if (text !== undefined) {
