@@ -20,7 +20,7 @@ import { type Status, StatusBar } from './statusBar';
 import { type ReportContent, ReportProvider } from './report';
 import { type Detected, selectTarget } from './selectTarget';
 import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
-import { activeEnvironment, environmentLocation, type EnvironmentsApi, onActiveEnvironmentChange } from './pythonEnv';
+import { activeEnvironment, environmentLocation, type EnvironmentsApi, folderEnvironments, onActiveEnvironmentChange } from './pythonEnv';
 
 let client: LanguageClient | undefined;
 
@@ -30,19 +30,29 @@ const RESTART_WINDOW_MS = 3 * 60 * 1000;
 
 /**
  * The environment chosen in the Python extension for the first workspace folder (through its
- * published API, resolved to its sys.prefix), when the extension is installed; else nothing, and
- * the server falls back to $VIRTUAL_ENV and a .venv / venv folder.
+ * published API, resolved to its sys.prefix), and for each other folder, when the extension is
+ * installed; else nothing, and the server falls back to $VIRTUAL_ENV and a .venv / venv folder.
  */
-async function pythonInterpreter(): Promise<{ path?: string; onChange?: (listener: () => void) => vscode.Disposable }> {
+async function pythonInterpreter(): Promise<{ path?: string; folders?: Record<string, string>; onChange?: (listener: () => void) => vscode.Disposable }> {
   if (!vscode.extensions.getExtension(PVSC_EXTENSION_ID)) return {};
   try {
     const envs: EnvironmentsApi = (await PythonExtension.api()).environments;
     if (!envs) return {};
-    const resource = vscode.workspace.workspaceFolders?.[0]?.uri;
-    return { path: environmentLocation(await activeEnvironment(envs, resource)), onChange: (l) => onActiveEnvironmentChange(envs, resource, l) };
+    const [first, ...others] = vscode.workspace.workspaceFolders ?? [];
+    const resource = first?.uri;
+    const folders = await folderEnvironments(envs, others.map((f) => ({ uri: f.uri, fsPath: f.uri.fsPath })));
+    // a change for any folder is sent (each folder's engine follows its own environment)
+    const onChange = (l: () => void): vscode.Disposable => onActiveEnvironmentChange(envs, others.length ? undefined : resource, l);
+    return { path: environmentLocation(await activeEnvironment(envs, resource)), folders, onChange };
   } catch {
     return {};
   }
+}
+
+/** What the server is told of the environments: the first folder's, each other folder's, and trust. */
+async function environmentParams(): Promise<{ interpreter?: string; folders?: Record<string, string>; trusted: boolean }> {
+  const py = await pythonInterpreter();
+  return { interpreter: py.path, folders: py.folders, trusted: vscode.workspace.isTrusted };
 }
 
 interface InsertSnippetArgs {
@@ -107,7 +117,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
     },
     initializationOptions: {
       settings: vscode.workspace.getConfiguration('apidrift'),
-      environment: { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted },
+      environment: await environmentParams(),
       cacheDir: context.globalStorageUri.fsPath,
       fetchProgress: true,
     },
@@ -232,7 +242,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   );
   await client.start();
   const sendEnvironment = async (): Promise<void> => {
-    await client?.sendNotification('apidrift/environment', { interpreter: (await pythonInterpreter()).path, trusted: vscode.workspace.isTrusted });
+    await client?.sendNotification('apidrift/environment', await environmentParams());
   };
   context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void sendEnvironment()));
   const py = await pythonInterpreter();

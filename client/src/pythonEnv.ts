@@ -60,3 +60,16 @@ export function onActiveEnvironmentChange(envs: EnvironmentsApi, resource: { toS
     if (!changed || !resource || changed === resource.toString()) listener();
   });
 }
+
+/**
+ * The active environment of each workspace folder after the first (each folder may select its own
+ * interpreter in the Python extension): folder path → environment location, where there is one.
+ */
+export async function folderEnvironments(envs: EnvironmentsApi, folders: Array<{ uri: Parameters<EnvironmentsApi['getActiveEnvironmentPath']>[0]; fsPath: string }>): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const f of folders) {
+    const where = environmentLocation(await activeEnvironment(envs, f.uri));
+    if (where) out[f.fsPath] = where;
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
 /** The adapter over the Python extension's environments API, with a fake API object. */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { activeEnvironment, environmentLocation, type EnvironmentsApi, onActiveEnvironmentChange } from '../../client/src/pythonEnv';
+import { activeEnvironment, environmentLocation, type EnvironmentsApi, folderEnvironments, onActiveEnvironmentChange } from '../../client/src/pythonEnv';
 
 type Listener = Parameters<EnvironmentsApi['onDidChangeActiveEnvironmentPath']>[0];
 
@@ -73,5 +73,23 @@ describe('the Python extension adapter', () => {
     assert.equal(calls, 2);
     sub.dispose();
     assert.equal(f.listeners.length, 0);
+  });
+
+  it('gives each other folder the environment selected for it, resolved, and leaves out a folder without one', async () => {
+    const f = fakeApi(
+      { 'file:///ws/a': '/envs/a/bin/python', 'file:///ws/b': '/envs/b/bin/python', '': '' },
+      {
+        '/envs/a/bin/python': { executable: { uri: { fsPath: '/envs/a/bin/python' }, sysPrefix: '/envs/a' } },
+        '/envs/b/bin/python': { executable: { uri: { fsPath: '/envs/b/bin/python' }, sysPrefix: '/envs/b' } },
+      },
+    );
+    const folderC = { toString: () => 'file:///ws/c' };
+    const got = await folderEnvironments(f.api, [
+      { uri: folderA as never, fsPath: '/ws/a' },
+      { uri: folderB as never, fsPath: '/ws/b' },
+      { uri: folderC as never, fsPath: '/ws/c' },
+    ]);
+    assert.deepEqual(got, { '/ws/a': '/envs/a', '/ws/b': '/envs/b' });
+    assert.deepEqual(f.asked, ['file:///ws/a', 'file:///ws/b', 'file:///ws/c']);
   });
 });

@@ -46,7 +46,10 @@ export const FIX_ALL_KIND = 'source.fixAll.apidrift';
 /** Client → server: the workspace's Python environment as the Python extension reports it, and workspace trust. */
 export const EnvironmentNotification = 'apidrift/environment';
 export interface EnvironmentParams {
+  /** The environment the Python extension has selected for the first workspace folder. */
   interpreter?: string;
+  /** The same for each other workspace folder (its path → the environment), where one is selected. */
+  folders?: Record<string, string>;
   trusted: boolean;
 }
 

@@ -783,7 +783,7 @@ connection.onRequest(ChangesRequest, async (): Promise<ChangesResult> => {
 });
 
 connection.onNotification(EnvironmentNotification, (p: EnvironmentParams) => {
-  const changed = p.interpreter !== environment.interpreter || p.trusted !== environment.trusted;
+  const changed = p.interpreter !== environment.interpreter || p.trusted !== environment.trusted || JSON.stringify(p.folders ?? {}) !== JSON.stringify(environment.folders ?? {});
   environment = p;
   if (changed) {
     engineKey = '';
@@ -1016,7 +1016,14 @@ async function ensureFolderScopes(): Promise<void> {
       origin = `${path.basename(config.file)} [tool.apidrift]`;
     }
     if (baseline.length === 0 && config?.baseline) baseline = config.baseline;
-    const environments = environment.trusted ? detectEnvironments({ workspaceFolder: folder, virtualEnv: process.env.VIRTUAL_ENV }).filter((e) => isInside(e.sitePackages, folder)) : [];
+    // the environment the Python extension selected for this folder (wherever it lies), else one inside the folder
+    const selected = environment.folders?.[folder];
+    const environments = environment.trusted
+      ? [
+          ...(selected ? detectEnvironments({ interpreter: selected }) : []),
+          ...detectEnvironments({ workspaceFolder: folder, virtualEnv: process.env.VIRTUAL_ENV }).filter((e) => isInside(e.sitePackages, folder)),
+        ]
+      : [];
     if (targets.length === 0 && environments[0]) {
       targets = [environments[0].sitePackages];
       origin = `auto-detected: ${environments[0].label}`;
