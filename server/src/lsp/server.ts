@@ -38,8 +38,14 @@ import { DEFAULT_SETTINGS, parseSettings, resolveTargetPath, type Settings } fro
 
 /** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
-/** A document whose last check took at most this long is re-checked as soon as an edit arrives. */
+/**
+ * A document whose re-check after an edit is expected to take at most this long is re-checked as
+ * soon as an edit arrives. The expectation is the last check's cost outside its units plus its
+ * slowest unit (an edit touches one statement or one method, and the rest is taken over).
+ */
 const FAST_CHECK_MS = 25;
+/** A check pauses for other requests once it has run this long since its last pause. */
+const CHECK_SLICE_MS = 8;
 const TEST_FAIL_ON = process.env.APIDRIFT_TEST_FAIL_ON;
 
 /**
@@ -220,6 +226,7 @@ function watchTargets(paths: string[]): void {
         watchTimer = setTimeout(() => {
           if (!engine) return;
           log(`target changed on disk (${shown(file ? path.resolve(p, String(file)) : p)}): re-indexing`);
+          cancelActiveCheck();
           engine.refresh();
           engine.program.invalidateIndex();
           engine.baseline?.program.invalidateIndex();
@@ -426,6 +433,7 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
 
 async function reload(): Promise<void> {
   settings = await loadSettings();
+  cancelActiveCheck();
   const run = (async () => {
     await ensureEngine();
     for (const doc of documents.all()) schedule(doc, 0);
@@ -455,11 +463,25 @@ function schedule(doc: TextDocument, delay?: number): void {
   }
 }
 
+/**
+ * The check under way. Checks run one at a time (they share the engine's program) and pause
+ * between the units of a file, so that hovers and other requests are answered during a long one;
+ * a newer version of its document, a target change or new settings cancel it at its next pause.
+ */
+let active: { cancelled: boolean; done: Promise<void> } | undefined;
+
+function cancelActiveCheck(): void {
+  if (active) active.cancelled = true;
+}
+
 async function validate(uri: string, version: number): Promise<void> {
   if (engineLoading) await engineLoading;
+  while (active) await active.done;
+  // from here to the start of the check nothing waits: no other check can start meanwhile
   const doc = documents.get(uri);
   if (!doc || doc.version !== version || doc.languageId !== 'python') return;
-  if (!engine) {
+  const current = engine;
+  if (!current) {
     results.delete(uri);
     void connection.sendDiagnostics({ uri, version, diagnostics: [] });
     return;
@@ -468,14 +490,19 @@ async function validate(uri: string, version: number): Promise<void> {
   // let them go now rather than after this check, so that they die young
   results.delete(uri);
   const started = performance.now();
+  let finished!: () => void;
+  const me = { cancelled: false, done: new Promise<void>((resolve) => (finished = resolve)) };
+  active = me;
   let result: CheckResult;
   try {
     const text = doc.getText();
     // a hook for the fault-isolation tests: documents holding this marker make the check throw
     if (TEST_FAIL_ON && text.includes(TEST_FAIL_ON)) throw new Error('failure requested by APIDRIFT_TEST_FAIL_ON');
-    result = engine.check(text, uriToPath(uri), () => documents.get(uri)?.version !== version);
+    traceLog(`checking ${shown(uriToPath(uri))} v${version}`);
+    result = await current.checkAsync(text, uriToPath(uri), () => me.cancelled || documents.get(uri)?.version !== version, CHECK_SLICE_MS);
   } catch (e) {
     if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
+    if (engine !== current) return;
     log(`error while checking ${shown(uriToPath(uri))}: ${(e as Error).stack ?? e}`);
     // findings of an older text would sit at wrong places: clear them, and say why there are none
     results.delete(uri);
@@ -483,9 +510,14 @@ async function validate(uri: string, version: number): Promise<void> {
     // after a parser crash, the next check waits for the fresh parser
     if (e instanceof ParserCrashError) await parserReady();
     return;
+  } finally {
+    active = undefined;
+    finished();
   }
-  if (documents.get(uri)?.version !== version) return; // a newer version is on its way
-  checkMs.set(uri, performance.now() - started);
+  if (documents.get(uri)?.version !== version || engine !== current || me.cancelled) return; // a newer version (or engine) is on its way
+  const t = result.timing;
+  // what the next edit is expected to cost: all but the units, and the slowest unit
+  checkMs.set(uri, t?.totalMs !== undefined ? t.totalMs - t.unitsMs + t.maxUnitMs : performance.now() - started);
   lastCheckAt = Date.now();
   // what the pyproject.toml selects, ignores or re-grades (fix-all and quick fixes follow what is shown)
   const file = uriToPath(uri);
@@ -495,7 +527,8 @@ async function validate(uri: string, version: number): Promise<void> {
   checkedAgain(uri);
   if (engine.cache) saveCacheSoon();
   void connection.sendDiagnostics({ uri, version, diagnostics });
-  traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
+  // the last figure is the time the check itself took (without its pauses)
+  traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} units reused, ${t?.unitsChecked ?? 0} re-checked, ${(performance.now() - started).toFixed(1)} ms until published, ${(t?.totalMs ?? performance.now() - started).toFixed(1)} ms`);
 }
 
 /**
@@ -507,7 +540,7 @@ const IDLE_REVALIDATE_MS = 1000;
 let lastCheckAt = 0;
 let revalidatedAt = 0;
 setInterval(() => {
-  if (!engine || watchers.length === 0) return;
+  if (!engine || watchers.length === 0 || active) return;
   const now = Date.now();
   if (lastCheckAt <= revalidatedAt || now - lastCheckAt < IDLE_REVALIDATE_MS) return;
   revalidatedAt = now;

@@ -8,7 +8,7 @@
  */
 import { serialize } from '../index/cache';
 import type { OverrideInfo } from './check';
-import type { Binding, ModuleSummary } from '../index/summary';
+import type { Binding, ClassInfo, ModuleSummary } from '../index/summary';
 import type { CallInfo, Finding, Position, Range } from '../types';
 
 /** What checking one top-level statement produced, with rows relative to the statement's first row. */
@@ -29,6 +29,8 @@ export interface Entry {
   deps: Array<[string, string]>;
   /** The result used the set of all module-level names (the names a fix may propose). */
   allNames?: string;
+  /** A class body statement's dependency on its own class counts the class's lines from the class's first line. */
+  relative?: boolean;
   result: StatementResult;
   /** The findings and calls as last moved to a row, handed out again while the statement stays on that row. */
   moved?: { row: number; findings: Finding[]; calls: CallInfo[] };
@@ -137,6 +139,23 @@ export class NameFingerprints {
       return fp;
     }
     return bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.jsonOf(b))).join('\n');
+  }
+
+  private readonly relative = new Map<string, string>();
+
+  /**
+   * A name's fingerprint as a statement in the body of `cls` sees it: the binding of that class
+   * with its lines counted from the class's first line (so that lines inserted above the class, or
+   * in another class, leave it unchanged), the name's other bindings as they are.
+   */
+  relativeTo(name: string, cls: ClassInfo): string {
+    const key = `${name}\0${cls.line}`;
+    let fp = this.relative.get(key);
+    if (fp !== undefined) return fp;
+    const bs = this.bindings.get(name) ?? [];
+    fp = bs.map((b) => (b.kind === 'class' && b.cls === cls ? `R${this.jsonOf(b).replace(/"line":(\d+)/g, (_, n: string) => `"line":${Number(n) - cls.line}`)}` : this.jsonOf(b))).join('\n');
+    this.relative.set(key, fp);
+    return fp;
   }
 
   /** The names a statement's result may depend on: its words, and the words of the bindings they reach. */
