@@ -340,7 +340,8 @@ class FileCheck {
       const ctx = memo && !this.root.hasError ? this.memoContext(memo) : undefined;
       this.tick();
       for (const c of this.root.namedChildren) {
-        if (!c) continue;
+        // a comment gives nothing (and shares its row with the statement it ends)
+        if (!c || c.type === 'comment') continue;
         const parts = c.hasError ? undefined : classParts(c);
         if (!parts) {
           const start = c.startPosition;

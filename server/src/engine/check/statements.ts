@@ -6,7 +6,7 @@
  * statement's results are taken over, moved to where the statement is now, instead of checking
  * it again: a keystroke costs the statements it touched.
  */
-import { serialize } from '../index/cache';
+import { hashText, serialize } from '../index/cache';
 import type { OverrideInfo } from './check';
 import type { Binding, ClassInfo, ModuleSummary } from '../index/summary';
 import type { CallInfo, Finding, Position, Range } from '../types';
@@ -93,6 +93,11 @@ export function moduleFacts(s: ModuleSummary): string {
   return fingerprintOf({ ...s, bindings: undefined });
 }
 
+/** A fingerprint kept short: long ones (a big class's summary) are compared by their hash. */
+function short(fp: string): string {
+  return fp.length > 200 ? `#${hashText(fp)}` : fp;
+}
+
 /**
  * Fingerprints of module-level names for one check: a name's bindings, where a binding made by
  * the statement itself counts by its place in the statement only (its content is the statement's
@@ -133,12 +138,12 @@ export class NameFingerprints {
     if (!bs.some((b) => b.line >= first && b.line <= last)) {
       let fp = this.outside.get(name);
       if (fp === undefined) {
-        fp = bs.map((b) => this.jsonOf(b)).join('\n');
+        fp = short(bs.map((b) => this.jsonOf(b)).join('\n'));
         this.outside.set(name, fp);
       }
       return fp;
     }
-    return bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.jsonOf(b))).join('\n');
+    return short(bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.jsonOf(b))).join('\n'));
   }
 
   private readonly relative = new Map<string, string>();
@@ -153,7 +158,7 @@ export class NameFingerprints {
     let fp = this.relative.get(key);
     if (fp !== undefined) return fp;
     const bs = this.bindings.get(name) ?? [];
-    fp = bs.map((b) => (b.kind === 'class' && b.cls === cls ? `R${this.jsonOf(b).replace(/"line":(\d+)/g, (_, n: string) => `"line":${Number(n) - cls.line}`)}` : this.jsonOf(b))).join('\n');
+    fp = short(bs.map((b) => (b.kind === 'class' && b.cls === cls ? `R${this.jsonOf(b).replace(/"line":(\d+)/g, (_, n: string) => `"line":${Number(n) - cls.line}`)}` : this.jsonOf(b))).join('\n'));
     this.relative.set(key, fp);
     return fp;
   }
