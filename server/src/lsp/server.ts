@@ -432,9 +432,11 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
 }
 
 async function reload(): Promise<void> {
-  settings = await loadSettings();
   cancelActiveCheck();
+  // checks wait from now on: a document opened while the settings are asked for is checked
+  // with the engine they select, not reported empty for want of one
   const run = (async () => {
+    settings = await loadSettings();
     await ensureEngine();
     for (const doc of documents.all()) schedule(doc, 0);
   })();
@@ -445,10 +447,22 @@ async function reload(): Promise<void> {
 /** How long the last check of each document took. */
 const checkMs = new Map<string, number>();
 
+/** When the last edit of each document arrived. */
+const editedAt = new Map<string, number>();
+
 function schedule(doc: TextDocument, delay?: number): void {
   const uri = doc.uri;
+  if (delay === undefined) {
+    // an edit: checked at once when its check is expected to be fast, or when edits come slower
+    // than the document checks (nothing is gained by waiting); a burst of edits on a slow
+    // document waits for a pause (a check under way is cancelled by the newer version anyway)
+    const now = performance.now();
+    const since = now - (editedAt.get(uri) ?? -Infinity);
+    editedAt.set(uri, now);
+    const expected = checkMs.get(uri) ?? Infinity;
+    delay = expected <= FAST_CHECK_MS || since >= expected ? 0 : DEBOUNCE_MS;
+  }
   // edits that arrived together are still checked once: the timer runs after the pending messages
-  delay ??= (checkMs.get(uri) ?? Infinity) <= FAST_CHECK_MS ? 0 : DEBOUNCE_MS;
   timers.get(uri)?.cancel();
   const run = (): void => {
     timers.delete(uri);
@@ -652,6 +666,7 @@ documents.onDidClose((e) => {
   timers.delete(e.document.uri);
   results.delete(e.document.uri);
   checkMs.delete(e.document.uri);
+  editedAt.delete(e.document.uri);
   engine?.forget(uriToPath(e.document.uri));
   void connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] });
 });
