@@ -145,6 +145,11 @@ describe('incremental re-checks inside classes', () => {
     assert.deepEqual(essence(r), essence(await s.fresh(edited)));
     // lines inserted above the class: every member is taken over, moved
     const moved = s.check('\n\n' + edited);
+    assert.ok((moved.timing?.unitsChecked ?? 99) <= 2, `lines inserted above the class re-check next to nothing (${moved.timing?.unitsChecked})`);
+    // and a line inserted inside one method, the method only (the others keep their text)
+    const enter = s.check('\n\n' + edited.replace('make(out, 5)\n', 'make(out, 5)\n\n'));
+    assert.ok((enter.timing?.unitsChecked ?? 99) <= 2, `a line inserted in a method re-checks next to nothing else (${enter.timing?.unitsChecked})`);
+    assert.deepEqual(essence(enter), essence(await s.fresh('\n\n' + edited.replace('make(out, 5)\n', 'make(out, 5)\n\n'))));
     assert.deepEqual(essence(moved), essence(await s.fresh('\n\n' + edited)));
     // a changed attribute assignment in __init__ re-checks the methods of the class
     const reassigned = s.check('\n\n' + edited.replace('self.worker = Worker(1)', 'self.worker = Other()'));

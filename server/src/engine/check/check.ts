@@ -264,7 +264,6 @@ const roots = new WeakMap<Tree, SharedTree>();
 interface MemoContext {
   memo: StatementMemo;
   names: NameFingerprints;
-  allNames?: string;
   /** Offsets where the rows start, and the text. */
   rows: number[];
   all: string;
@@ -390,7 +389,8 @@ class FileCheck {
   // ---- traversal ----
 
   /** Set when a result used the whole set of module-level names (for the names a fix proposes). */
-  private usedAllNames = false;
+  /** Rows where a result used the module-level names visible there (the names a fix may propose). */
+  private namesAt: number[] = [];
   /** Set when a result looked at every class of the file (overrides, for virtual dispatch). */
   private usedFileClasses = false;
   private reused = 0;
@@ -443,6 +443,8 @@ class FileCheck {
     const b = this.summary.bindings.get(name);
     const hit = b?.find((x) => x.kind === 'class' && x.cls.line === def.startPosition.row + 1);
     const cls = hit && hit.kind === 'class' ? hit.cls : undefined;
+    // classes of one name are told apart by their order (members of each see their own class)
+    const which = hit && b ? b.indexOf(hit) : -1;
     const inner: Scope = { kind: 'class', node: def, parent: scope, locals: new Map(), globals: new Set(), cls };
     const lastRow = this.lines.length - 1;
     for (const st of body.namedChildren) {
@@ -451,7 +453,7 @@ class FileCheck {
       const s1 = st.endPosition;
       this.unit(
         ctx,
-        `class body ${name}`,
+        `class body ${name}#${which}`,
         s0.row,
         s1.row,
         `${s0.column}:${s1.row - s0.row}:${s1.column}:${s1.row >= lastRow}`,
@@ -459,7 +461,7 @@ class FileCheck {
           if (cls && !this.opts.moduleName) this.recordOverrides(def, cls, st);
           this.visit(st, inner, defDepth + 2);
         },
-        { name, cls },
+        { name },
       );
       yield* this.pause();
     }
@@ -471,7 +473,7 @@ class FileCheck {
    * them, the module-level names it mentions (followed through their bindings) and, in a class
    * body, the class's summary did not change; else visited. `kind` tells units of equal text apart.
    */
-  private unit(ctx: MemoContext | undefined, kind: string, startRow: number, endRow: number, shape: string, visit: () => void, owner?: { name: string; cls?: ClassInfo }): void {
+  private unit(ctx: MemoContext | undefined, kind: string, startRow: number, endRow: number, shape: string, visit: () => void, owner?: { name: string }): void {
     if (!ctx) {
       this.timed(visit);
       return;
@@ -482,11 +484,11 @@ class FileCheck {
     const key = kind ? `${kind}\0${text}` : text;
     const first = startRow + 1;
     const last = endRow + 1;
-    // a class body statement depends on its class's summary counted from the class's first line,
-    // unless its results point at lines of this file (which would move apart)
-    const fp = (n: string, relative: boolean | undefined): string => (relative && owner?.cls && n === owner.name ? names.relativeTo(n, owner.cls) : names.fingerprint(n, first, last));
+    // without the lines of the bindings, unless the results point at lines of this file (which
+    // would move apart from the unit)
+    const fp = (n: string, lineFree: boolean | undefined): string => (lineFree ? names.fingerprintLineFree(n, first, last) : names.fingerprint(n, first, last));
     const hit = memo.lookup(key);
-    if (hit && hit.shape === shape && hit.deps.every(([n, f]) => fp(n, hit.relative) === f) && (hit.allNames === undefined || hit.allNames === (ctx.allNames ??= names.allNames()))) {
+    if (hit && hit.shape === shape && hit.deps.every(([n, f]) => fp(n, hit.lineFree) === f) && (hit.namesAt === undefined || hit.namesAt.every(([rel, list]) => this.moduleNamesAt(startRow + rel).join(',') === list))) {
       memo.store(key, hit);
       this.adopt(moveResult(hit.result, startRow, hit));
       this.reused++;
@@ -495,7 +497,7 @@ class FileCheck {
     const mark = { findings: this.findings.length, calls: this.calls.length, checked: this.callsChecked, unknown: this.callsUnknown, untraced: this.callsUntraced, overrides: this.overrides.length };
     const tooDeep = this.tooDeep;
     this.tooDeep = false;
-    this.usedAllNames = false;
+    this.namesAt = [];
     this.usedFileClasses = false;
     this.timed(visit);
     const result: StatementResult = {
@@ -512,9 +514,10 @@ class FileCheck {
     if (owner) words.add(owner.name);
     // virtual dispatch looked at every class of the file: the result depends on all of them
     if (this.usedFileClasses) for (const [n, bs] of this.summary.bindings) if (bs.some((b) => b.kind === 'class')) words.add(n);
-    const relative = !!owner?.cls && !this.pointsIntoFile(result);
-    const deps: Array<[string, string]> = [...names.closure(words, first, last)].map((n) => [n, fp(n, relative)]);
-    memo.store(key, { shape, deps, relative, allNames: this.usedAllNames ? (ctx.allNames ??= names.allNames()) : undefined, result: moveResult(result, -startRow) });
+    const lineFree = !this.pointsIntoFile(result);
+    const deps: Array<[string, string]> = [...names.closure(words, first, last)].map((n) => [n, fp(n, lineFree)]);
+    const namesAt = this.namesAt.length ? [...new Set(this.namesAt)].map((r): [number, string] => [r - startRow, this.moduleNamesAt(r).join(',')]) : undefined;
+    memo.store(key, { shape, deps, lineFree, namesAt, result: moveResult(result, -startRow) });
   }
 
   private timed(visit: () => void): void {
@@ -1382,16 +1385,28 @@ class FileCheck {
 
   /** Names visible at a call, in the order a fix should prefer them. */
   private scopeNames(scope: Scope, at: Node): ScopeNames {
-    this.usedAllNames = true;
+    this.namesAt.push(at.startPosition.row);
     const names: string[] = [];
     for (let s: Scope | undefined = scope; s; s = s.parent) {
       if (s.kind === 'function') names.push(...s.locals.keys());
     }
-    for (const [name, bs] of this.summary.bindings) {
-      if (bs.some((b) => b.line <= at.startPosition.row + 1 || b.kind === 'def' || b.kind === 'class')) names.push(name);
-    }
+    names.push(...this.moduleNamesAt(at.startPosition.row));
     return names;
   }
+
+  /** The module-level names visible at a row: bound above it, or defs and classes. */
+  private moduleNamesAt(row: number): string[] {
+    let names = this.namesOfRow.get(row);
+    if (names) return names;
+    names = [];
+    for (const [name, bs] of this.summary.bindings) {
+      if (bs.some((b) => b.line <= row + 1 || b.kind === 'def' || b.kind === 'class')) names.push(name);
+    }
+    this.namesOfRow.set(row, names);
+    return names;
+  }
+
+  private readonly namesOfRow = new Map<number, string[]>();
 }
 
 /** Python's own words for several missing arguments: "f() missing 2 required positional arguments: 'a' and 'b'". */

@@ -8,7 +8,7 @@
  */
 import { hashText, serialize } from '../index/cache';
 import type { OverrideInfo } from './check';
-import type { Binding, ClassInfo, ModuleSummary } from '../index/summary';
+import type { Binding, ModuleSummary } from '../index/summary';
 import type { CallInfo, Finding, Position, Range } from '../types';
 
 /** What checking one top-level statement produced, with rows relative to the statement's first row. */
@@ -27,10 +27,10 @@ export interface Entry {
   shape: string;
   /** Fingerprint of each name the result depended on, as it was. */
   deps: Array<[string, string]>;
-  /** The result used the set of all module-level names (the names a fix may propose). */
-  allNames?: string;
-  /** A class body statement's dependency on its own class counts the class's lines from the class's first line. */
-  relative?: boolean;
+  /** Rows (relative to the statement's first) where the result used the module-level names visible there, and those names. */
+  namesAt?: Array<[number, string]>;
+  /** The fingerprints leave the lines of bindings out (the result names no definition of the file itself). */
+  lineFree?: boolean;
   result: StatementResult;
   /** The findings and calls as last moved to a row, handed out again while the statement stays on that row. */
   moved?: { row: number; findings: Finding[]; calls: CallInfo[] };
@@ -146,21 +146,37 @@ export class NameFingerprints {
     return short(bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.jsonOf(b))).join('\n'));
   }
 
-  private readonly relative = new Map<string, string>();
+  private static readonly lineFreeJson = new WeakMap<Binding, string>();
+
+  private lineFreeOf(b: Binding): string {
+    let j = NameFingerprints.lineFreeJson.get(b);
+    if (j === undefined) {
+      j = this.jsonOf(b).replace(/"line":\d+/g, '');
+      NameFingerprints.lineFreeJson.set(b, j);
+    }
+    return j;
+  }
+
+  private readonly outsideLineFree = new Map<string, string>();
 
   /**
-   * A name's fingerprint as a statement in the body of `cls` sees it: the binding of that class
-   * with its lines counted from the class's first line (so that lines inserted above the class, or
-   * in another class, leave it unchanged), the name's other bindings as they are.
+   * A name's fingerprint without the lines of its bindings, for a result that names no
+   * definition of the file itself: lines then matter only as the identities of classes, which
+   * lines inserted or removed elsewhere keep (so that Enter above a statement, or in another
+   * method of its class, leaves it unchanged).
    */
-  relativeTo(name: string, cls: ClassInfo): string {
-    const key = `${name}\0${cls.line}`;
-    let fp = this.relative.get(key);
-    if (fp !== undefined) return fp;
-    const bs = this.bindings.get(name) ?? [];
-    fp = short(bs.map((b) => (b.kind === 'class' && b.cls === cls ? `R${this.jsonOf(b).replace(/"line":(\d+)/g, (_, n: string) => `"line":${Number(n) - cls.line}`)}` : this.jsonOf(b))).join('\n'));
-    this.relative.set(key, fp);
-    return fp;
+  fingerprintLineFree(name: string, first: number, last: number): string {
+    const bs = this.bindings.get(name);
+    if (!bs) return '';
+    if (!bs.some((b) => b.line >= first && b.line <= last)) {
+      let fp = this.outsideLineFree.get(name);
+      if (fp === undefined) {
+        fp = short('L' + bs.map((b) => this.lineFreeOf(b)).join('\n'));
+        this.outsideLineFree.set(name, fp);
+      }
+      return fp;
+    }
+    return short('L' + bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.lineFreeOf(b))).join('\n'));
   }
 
   /** The names a statement's result may depend on: its words, and the words of the bindings they reach. */
@@ -177,13 +193,6 @@ export class NameFingerprints {
       }
     }
     return out;
-  }
-
-  /** The names bound at module level, with the lines that bind them. */
-  allNames(): string {
-    const parts: string[] = [];
-    for (const [name, bs] of this.bindings) parts.push(`${name}:${bs.map((b) => `${b.kind}@${b.line}`).join(',')}`);
-    return parts.join(' ');
   }
 }
 
