@@ -460,7 +460,10 @@ function schedule(doc: TextDocument, delay?: number): void {
     const since = now - (editedAt.get(uri) ?? -Infinity);
     editedAt.set(uri, now);
     const expected = checkMs.get(uri) ?? Infinity;
-    delay = expected <= FAST_CHECK_MS || since >= expected ? 0 : DEBOUNCE_MS;
+    // an edit that arrives while the document is being checked (and cancels that check) is one
+    // of a burst: the next check waits for a pause too
+    const burst = active?.uri === uri;
+    delay = !burst && (expected <= FAST_CHECK_MS || since >= expected) ? 0 : DEBOUNCE_MS;
   }
   // edits that arrived together are still checked once: the timer runs after the pending messages
   timers.get(uri)?.cancel();
@@ -482,7 +485,7 @@ function schedule(doc: TextDocument, delay?: number): void {
  * between the units of a file, so that hovers and other requests are answered during a long one;
  * a newer version of its document, a target change or new settings cancel it at its next pause.
  */
-let active: { cancelled: boolean; done: Promise<void> } | undefined;
+let active: { uri: string; cancelled: boolean; done: Promise<void> } | undefined;
 
 function cancelActiveCheck(): void {
   if (active) active.cancelled = true;
@@ -505,7 +508,7 @@ async function validate(uri: string, version: number): Promise<void> {
   results.delete(uri);
   const started = performance.now();
   let finished!: () => void;
-  const me = { cancelled: false, done: new Promise<void>((resolve) => (finished = resolve)) };
+  const me = { uri, cancelled: false, done: new Promise<void>((resolve) => (finished = resolve)) };
   active = me;
   let result: CheckResult;
   try {
