@@ -836,7 +836,8 @@ async function lspRun(kind, ctx, opts) {
           textDocument: { synchronization: { didSave: false }, publishDiagnostics: { versionSupport: true, relatedInformation: false } },
           window: { workDoneProgress: false },
         },
-        initializationOptions: {},
+        // as the extension starts it: with a storage folder of its own (the summary cache lives there)
+        initializationOptions: kind === 'apidrift' ? { cacheDir: mkdirp(path.join(ctx.tmp, `storage-${Math.random().toString(36).slice(2)}`)) } : {},
         // apidrift logs the time of each check only while tracing
         trace: 'messages',
       }),
