@@ -65,7 +65,16 @@ const USAGE = `usage: node bench/run.js [--target PATH] [--file FILE] [--dir DIR
   --build           run \`npm run build\` first
   --keep            keep the temporary folder
   --lsp-only        measure only the language servers (4. and their memory)
-  --no-peer-lsp     run only apidrift's language server (no pyright peer for 4.)`;
+  --no-peer-lsp     run only apidrift's language server (no pyright peer for 4.)
+  --shapes LIST     documents for the language servers, comma-separated (default: calls):
+                      calls  ~600 generated lines of top-level functions, typing a line at a
+                             blank top-level line (or --lsp-file typed that way)
+                      class  ~900 generated lines: one subclass of the target class with the most
+                             methods (a model runner in vLLM), many methods; typing a keyword
+                             argument into calls inside its methods
+                      file   --lsp-file (else --file), typing a keyword argument into calls inside
+                             its methods
+                    the first shape fills the rows 4. of the main table; every shape gets a table`;
 
 function parseArgs(argv) {
   const o = { runs: 5, edits: 200, quick: false, json: false, build: false, keep: false, peerIndex: undefined };
@@ -92,6 +101,10 @@ function parseArgs(argv) {
     else if (a === '--keep') o.keep = true;
     else if (a === '--lsp-only') o.lspOnly = true;
     else if (a === '--no-peer-lsp') o.noPeerLsp = true;
+    else if (key === '--shapes') {
+      o.shapes = val().split(',').filter(Boolean);
+      for (const sh of o.shapes) if (!['calls', 'class', 'file'].includes(sh)) die(`unknown shape '${sh}' (calls, class, file)`);
+    }
     else if (a === '--peer-index') o.peerIndex = true;
     else if (a === '--no-peer-index') o.peerIndex = false;
     else if (a === '--help' || a === '-h') {
@@ -105,6 +118,7 @@ function parseArgs(argv) {
     if (o.peerIndex === undefined) o.peerIndex = false;
   }
   if (o.peerIndex === undefined) o.peerIndex = true;
+  if (!o.shapes || o.shapes.length === 0) o.shapes = ['calls'];
   return o;
 }
 
@@ -366,6 +380,142 @@ function generateLspFile(targetDir, lines = 600) {
     body.push(`    return r${n - 1}`);
   }
   return head.concat(body).join('\n') + '\n';
+}
+
+/** Plain methods of the classes of a module: `class X(...):` then `    def m(self, ...):` on one line each. */
+function classesWithMethods(text) {
+  const out = [];
+  let cls;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const c = /^class ([A-Z][A-Za-z0-9_]*)\b.*:\s*(#.*)?$/.exec(lines[i]);
+    if (c) {
+      cls = { name: c[1], methods: [] };
+      out.push(cls);
+      continue;
+    }
+    if (/^\S/.test(lines[i])) cls = undefined;
+    const m = cls && /^    def ([a-z_][A-Za-z0-9_]*)\(self(?:,\s*(.*))?\)\s*(->.*)?:\s*(#.*)?$/.exec(lines[i]);
+    if (!m || m[1].startsWith('__') || PY_KEYWORDS.has(m[1])) continue;
+    let j = i - 1;
+    while (j >= 0 && lines[j].trim() === '') j--;
+    if (j >= 0 && lines[j].trim().startsWith('@')) continue; // decorated: leave it out
+    let required = 0;
+    let ok = true;
+    let star = false;
+    for (const p of splitParams(m[2] || '')) {
+      if (p === '/') continue;
+      if (p === '*' || p.startsWith('*')) {
+        star = true;
+        if (p.startsWith('**')) break;
+        continue;
+      }
+      if (p.includes('=')) continue;
+      if (star) {
+        ok = false;
+        break;
+      }
+      required++;
+    }
+    if (ok && required <= 4) cls.methods.push({ name: m[1], required });
+  }
+  return out;
+}
+
+/**
+ * About `lines` lines that are one big class, as a plugin's model-runner subclass is: a subclass
+ * of the target class with the most plain methods (a `...ModelRunner` when the target has one),
+ * whose methods call inherited methods on `self`, keep instances in attributes and call
+ * top-level functions of the target; one call in twenty passes an unknown keyword.
+ */
+function generateClassFile(targetDir, lines = 900) {
+  const mods = targetModules(targetDir, 4000);
+  let best;
+  const fnCandidates = [];
+  for (const m of mods) {
+    let text;
+    try {
+      text = fs.readFileSync(m.file, 'utf8');
+    } catch {
+      continue;
+    }
+    const fns = simpleFunctions(text).slice(0, 2);
+    if (fns.length) fnCandidates.push({ module: m.name, fns });
+    for (const c of classesWithMethods(text)) {
+      const score = c.methods.length + (/ModelRunner$/.test(c.name) ? 1000 : 0);
+      if (c.methods.length >= 8 && (!best || score > best.score)) best = { module: m.name, cls: c, score };
+    }
+  }
+  if (!best || fnCandidates.length === 0) return undefined;
+  const want = Math.min(40, fnCandidates.length);
+  const picked = Array.from({ length: want }, (_, i) => fnCandidates[Math.floor((i * fnCandidates.length) / want)]);
+  const fns = picked.flatMap((p) => p.fns.map((f) => ({ callee: `${p.module}.${f.name}`, required: f.required })));
+  const methods = best.cls.methods;
+  const head = ['"""Generated by bench/run.js: one big subclass of a target class, for the keystroke benchmark."""', ''];
+  for (const p of picked) head.push(`import ${p.module}`);
+  head.push(`from ${best.module} import ${best.cls.name}`, '', '', `class BenchRunner(${best.cls.name}):`, `    """A subclass of ${best.cls.name} with many methods."""`, '');
+  head.push('    def __init__(self, *args, **kwargs):', '        super().__init__(*args, **kwargs)', '        self.bench_steps = 0', '        self.bench_cache = {}', '');
+  const body = [];
+  const nones = (n) => Array.from({ length: n }, () => 'None').join(', ');
+  let n = 0;
+  for (let k = 0; head.length + body.length < lines - 2; k++) {
+    const m = methods[k % methods.length];
+    const f1 = fns[(2 * k) % fns.length];
+    const f2 = fns[(2 * k + 1) % fns.length];
+    const extra = (++n % 20 === 0) ? ', bench_unknown_keyword=1' : '';
+    body.push(
+      `    def bench_step_${k}(self, batch, config=None):`,
+      `        """Step ${k}."""`,
+      `        out = ${f1.callee}(${nones(f1.required)}${extra})`,
+      `        value = self.${m.name}(${nones(m.required)})`,
+      `        if batch is None:`,
+      `            return out`,
+      `        self.bench_cache["k${k}"] = ${f2.callee}(${nones(f2.required)})`,
+      `        self.bench_steps += 1`,
+      `        return value`,
+      '',
+    );
+  }
+  return head.concat(body).join('\n') + '\n';
+}
+
+/**
+ * Keystrokes inside methods: at calls written on one line inside a method body (indented twice or
+ * more), near the middle of the file, a keyword argument `, bench_kw=1` is typed before the
+ * closing bracket, one character per edit; then the next such call.
+ */
+function planMethodKeystrokes(text, count) {
+  const lines = text.split('\n');
+  const calls = [];
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (!/^ {8,}\S/.test(l) || l.includes('#') || !/\)\s*$/.test(l)) continue;
+    const close = l.lastIndexOf(')');
+    const open = l.indexOf('(');
+    if (open < 0 || (l.match(/\(/g) || []).length !== (l.match(/\)/g) || []).length) continue;
+    // a call with arguments, not a definition or a decorator
+    if (/^\s*(def|class|@|if|elif|while|for|with|return\s*$)/.test(l) || close === open + 1) continue;
+    calls.push({ line: i, col: close });
+  }
+  if (calls.length === 0) return undefined;
+  // start near the middle, going down, wrapping around
+  const mid = calls.findIndex((c) => c.line >= lines.length / 2);
+  const order = calls.slice(Math.max(0, mid)).concat(calls.slice(0, Math.max(0, mid)));
+  const edits = [];
+  let k = 0;
+  while (edits.length < count) {
+    const c = order[k % order.length];
+    const typed = `, bench_kw${Math.floor(k / order.length) || ''}=1`;
+    k++;
+    for (let i = 0; i < typed.length && edits.length < count; i++) {
+      const p = { line: c.line, character: c.col + i };
+      edits.push({ range: { start: p, end: p }, text: typed[i] });
+    }
+    // later calls on the same line move right
+    for (const d of order) if (d.line === c.line && d !== c && d.col > c.col) d.col += typed.length;
+    c.col += typed.length;
+  }
+  return { edits, line: order[0].line, sample: lines[order[0].line].trim() };
 }
 
 /** `count` variants of one file: copies under different names with a varying header. */
@@ -686,8 +836,9 @@ async function lspRun(kind, ctx, opts) {
           textDocument: { synchronization: { didSave: false }, publishDiagnostics: { versionSupport: true, relatedInformation: false } },
           window: { workDoneProgress: false },
         },
-        // the extension passes its storage folder (`cacheDir`); bench/memory.js does the same
-        initializationOptions: opts.init || {},
+        // as the extension starts it: with a storage folder of its own (the summary cache lives
+        // there); bench/memory.js passes its own (`opts.init`)
+        initializationOptions: opts.init || (kind === 'apidrift' ? { cacheDir: mkdirp(path.join(ctx.tmp, `storage-${Math.random().toString(36).slice(2)}`)) } : {}),
         // apidrift logs the time of each check only while tracing
         trace: 'messages',
       }),
@@ -815,22 +966,50 @@ async function bench(o, tmp) {
 
   // the LSP document lives in its own root, beside the pyrightconfig.json
   const lspRoot = mkdirp(path.join(tmp, 'lsp-root'));
-  let lspText;
-  if (o.lspFile) lspText = fs.readFileSync(o.lspFile, 'utf8');
-  else {
-    lspText = generateLspFile(target, 600);
-    if (!lspText) die('found no plain functions in the target to generate the LSP file from; pass --lsp-file');
+  /** Each document the language servers are measured on, with its keystrokes. */
+  const shapes = [];
+  for (const name of o.shapes) {
+    let text;
+    let docName;
+    let plan;
+    let label;
+    if (name === 'calls') {
+      if (o.lspFile) text = fs.readFileSync(o.lspFile, 'utf8');
+      else {
+        text = generateLspFile(target, 600);
+        if (!text) die('found no plain functions in the target to generate the LSP file from; pass --lsp-file');
+      }
+      docName = o.lspFile ? path.basename(o.lspFile) : 'bench_calls.py';
+      plan = planKeystrokes(text, o.edits);
+      label = o.lspFile || '(generated: top-level functions of calls)';
+    } else if (name === 'class') {
+      text = generateClassFile(target, 900);
+      if (!text) die('found no class with enough plain methods in the target to generate the class file from');
+      docName = 'bench_class.py';
+      plan = planMethodKeystrokes(text, o.edits);
+      label = `(generated: one class, ${/^class BenchRunner\((\w+)\)/m.exec(text)[1]} subclass)`;
+    } else {
+      const f = o.lspFile || o.file || DEFAULT_FILE;
+      text = fs.readFileSync(f, 'utf8');
+      docName = `user_${path.basename(f)}`;
+      plan = planMethodKeystrokes(text, o.edits);
+      if (!plan) die(`${f} has no one-line call inside a method to type into`);
+      label = f;
+    }
+    const doc = path.join(lspRoot, docName);
+    fs.writeFileSync(doc, text);
+    if (name !== 'file' && !(name === 'calls' && o.lspFile)) fs.copyFileSync(doc, path.join(tmp, `generated_${docName}`));
+    shapes.push({ name, doc, text, keystrokes: plan, label, lines: text.split('\n').length - 1 });
   }
-  const lspDoc = path.join(lspRoot, o.lspFile ? path.basename(o.lspFile) : 'bench_calls.py');
-  fs.writeFileSync(lspDoc, lspText);
-  if (!o.lspFile) fs.copyFileSync(lspDoc, path.join(tmp, 'generated_lsp_file.py'));
+  const lspText = shapes[0].text;
+  const lspDoc = shapes[0].doc;
   const pyrightConfig = { extraPaths: [target], ...(pythonVersion ? { pythonVersion } : {}) };
   writeJson(path.join(lspRoot, 'pyrightconfig.json'), pyrightConfig);
   // pyright's CLI project: only a config, the files are named on the command line
   const pyProj = mkdirp(path.join(tmp, 'pyright-project'));
   writeJson(path.join(pyProj, 'pyrightconfig.json'), pyrightConfig);
 
-  const keystrokes = planKeystrokes(lspText, o.edits);
+  const keystrokes = shapes[0].keystrokes;
   const ctx = { tmp, target, lspRoot, lspDoc, apidrift, pyright, pythonVersion, keystrokes };
 
   const xdg = (label) => mkdirp(path.join(tmp, `xdg-${label}-${Math.random().toString(36).slice(2)}`));
@@ -902,22 +1081,27 @@ async function bench(o, tmp) {
     }
   }
 
-  const lsp = { apidrift: [], pyright: [], apidriftBaseline: [] };
+  const lspByShape = Object.fromEntries(shapes.map((sh) => [sh.name, { apidrift: [], pyright: [], apidriftBaseline: [] }]));
   for (let run = 0; run < o.runs; run++) {
-    note(`run ${run + 1}/${o.runs}: language servers (${o.edits} keystrokes each)`);
-    const order = run % 2 ? ['pyright', 'apidrift'] : ['apidrift', 'pyright'];
-    for (const kind of order) {
-      if (kind === 'pyright' && o.noPeerLsp) continue;
-      const r = await lspRun(kind, ctx, { edits: o.edits });
-      if (r.error) note(`${kind} LSP: ${r.error}`);
-      lsp[kind].push(r);
-    }
-    if (o.baseline) {
-      const r = await lspRun('apidrift', ctx, { edits: o.edits, baseline: o.baseline });
-      if (r.error) note(`apidrift LSP with baseline: ${r.error}`);
-      lsp.apidriftBaseline.push(r);
+    for (const sh of shapes) {
+      note(`run ${run + 1}/${o.runs}: language servers on the ${sh.name} shape (${o.edits} keystrokes each)`);
+      const shCtx = { ...ctx, lspDoc: sh.doc, keystrokes: sh.keystrokes };
+      const lsp = lspByShape[sh.name];
+      const order = run % 2 ? ['pyright', 'apidrift'] : ['apidrift', 'pyright'];
+      for (const kind of order) {
+        if (kind === 'pyright' && o.noPeerLsp) continue;
+        const r = await lspRun(kind, shCtx, { edits: o.edits });
+        if (r.error) note(`${kind} LSP (${sh.name}): ${r.error}`);
+        lsp[kind].push(r);
+      }
+      if (o.baseline) {
+        const r = await lspRun('apidrift', shCtx, { edits: o.edits, baseline: o.baseline });
+        if (r.error) note(`apidrift LSP with baseline (${sh.name}): ${r.error}`);
+        lsp.apidriftBaseline.push(r);
+      }
     }
   }
+  const lsp = lspByShape[shapes[0].name];
 
   // -------------------------------------------------------------------------------------------
   // summary
@@ -978,6 +1162,31 @@ async function bench(o, tmp) {
       cliFailures: Object.entries(samples).flatMap(([k, v]) => v.filter((s) => !s.ok).map((s) => `${k}: exit ${s.code}`)),
     },
   };
+  summary.results.shapes = shapes.map((sh) => {
+    const l = lspByShape[sh.name];
+    const st = (runs, f) => lspStat(runs, f);
+    const pct = (runs, p, field = 'latencies') => st(runs, (r) => percentile(r[field], p));
+    return {
+      shape: sh.name,
+      document: sh.label,
+      lines: sh.lines,
+      typing: { atLine: sh.keystrokes.line + 1, sample: sh.keystrokes.sample },
+      openMs: { apidrift: st(l.apidrift, (r) => r.openMs), pyright: st(l.pyright, (r) => r.openMs), apidriftBaseline: st(l.apidriftBaseline, (r) => r.openMs) },
+      p50: { apidrift: pct(l.apidrift, 50), pyright: pct(l.pyright, 50), apidriftBaseline: pct(l.apidriftBaseline, 50) },
+      p95: { apidrift: pct(l.apidrift, 95), pyright: pct(l.pyright, 95), apidriftBaseline: pct(l.apidriftBaseline, 95) },
+      max: { apidrift: st(l.apidrift, (r) => Math.max(...r.latencies)), pyright: st(l.pyright, (r) => Math.max(...r.latencies)), apidriftBaseline: st(l.apidriftBaseline, (r) => Math.max(...r.latencies)) },
+      checkP50: { apidrift: pct(l.apidrift, 50, 'engineMs'), apidriftBaseline: pct(l.apidriftBaseline, 50, 'engineMs') },
+      checkP95: { apidrift: pct(l.apidrift, 95, 'engineMs'), apidriftBaseline: pct(l.apidriftBaseline, 95, 'engineMs') },
+      hwmKb: { apidrift: st(l.apidrift, (r) => r.memory && r.memory.hwmKb), pyright: st(l.pyright, (r) => r.memory && r.memory.hwmKb), apidriftBaseline: st(l.apidriftBaseline, (r) => r.memory && r.memory.hwmKb) },
+      diagnostics: { apidrift: (l.apidrift.find((r) => !r.error) || {}).lastDiagnostics, pyright: (l.pyright.find((r) => !r.error) || {}).lastDiagnostics },
+      perRun: {
+        apidriftP95: l.apidrift.map((r) => round1(percentile(r.latencies, 95))),
+        pyrightP95: l.pyright.map((r) => round1(percentile(r.latencies, 95))),
+        apidriftBaselineP95: l.apidriftBaseline.map((r) => round1(percentile(r.latencies, 95))),
+        apidriftOpenMs: l.apidrift.map((r) => r.openMs && Math.round(r.openMs)),
+      },
+    };
+  });
   if (o.baseline) {
     summary.results.baseline = {
       path: o.baseline,
@@ -1110,6 +1319,28 @@ function print(s, o) {
   if (r.baseline && r.baseline.fullIndexLog) out.push(`apidrift server with baseline: ${r.baseline.fullIndexLog}`);
   for (const e of r.lspErrors) out.push(`LSP failure: ${e}`);
   for (const e of r.cliFailures) out.push(`CLI failure: ${e}`);
+  if (r.shapes && (r.shapes.length > 1 || r.shapes[0].shape !== 'calls')) {
+    for (const sh of r.shapes) {
+      out.push('');
+      out.push(`LSP shape "${sh.shape}": ${sh.document}, ${sh.lines} lines, typing at line ${sh.typing.atLine} (${sh.typing.sample.slice(0, 60)})`);
+      const srow = (label, x, fmt = fmtMs) => [label, fmt(x.apidrift), x.apidriftBaseline === undefined ? 'n/a' : fmt(x.apidriftBaseline), x.pyright === undefined ? 'n/a' : fmt(x.pyright)];
+      out.push(
+        table(
+          [
+            srow('didOpen -> first diagnostics', sh.openMs),
+            srow('keystroke didChange -> diagnostics p50', sh.p50),
+            srow('keystroke didChange -> diagnostics p95', sh.p95),
+            srow('keystroke didChange -> diagnostics max', sh.max),
+            srow('apidrift check time in server p50 (log)', sh.checkP50),
+            srow('apidrift check time in server p95 (log)', sh.checkP95),
+            srow('server VmHWM', sh.hwmKb, fmtMb),
+          ],
+          ['measurement', 'apidrift', 'apidrift + baseline', 'pyright'],
+        ),
+      );
+      out.push(`per run p95 (ms): apidrift ${sh.perRun.apidriftP95.join(', ')}; with baseline ${sh.perRun.apidriftBaselineP95.join(', ') || 'n/a'}; pyright ${sh.perRun.pyrightP95.join(', ') || 'n/a'}; apidrift didOpen ${sh.perRun.apidriftOpenMs.join(', ')}`);
+    }
+  }
   out.push(`(${s.seconds} s in all; load average ${s.loadAverage.start[0]} at the start, ${s.loadAverage.end[0]} at the end, on ${s.machine.cores} cores)`);
   console.log(out.join('\n'));
 }
@@ -1121,4 +1352,4 @@ if (require.main === module) {
   });
 }
 
-module.exports = { generateLspFile, generateDir, planKeystrokes, extractZip, percentile, median, lspRun, snapshotDist };
+module.exports = { generateLspFile, generateClassFile, generateDir, planKeystrokes, planMethodKeystrokes, extractZip, percentile, median, lspRun, snapshotDist };

@@ -3,7 +3,7 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult, type CrossVersion, releaseRoot, USER_MODULE } from './check/check';
+import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, releaseRoot, USER_MODULE } from './check/check';
 import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, initParser, parsePython, parsePythonIncremental, parserGeneration, type Tree } from './parser';
@@ -126,6 +126,39 @@ export class Engine {
    * relative imports resolve); any other file is checked as a script.
    */
   check(text: string, file: string, isCancelled?: () => boolean, module?: { name: string; isPackage: boolean }): CheckResult {
+    return drain(this.checkSteps(text, file, isCancelled, module));
+  }
+
+  /**
+   * The same check, pausing between the units of the file (top-level statements, the parts of
+   * top-level classes) once it has run for `sliceMs` since the last pause, so that a host serves
+   * other requests during a long check. Checks of one engine must not overlap: the host waits for
+   * one (or cancels it through `isCancelled`, which is polled at every pause) before the next.
+   */
+  async checkAsync(text: string, file: string, isCancelled?: () => boolean, sliceMs = 8): Promise<CheckResult> {
+    const steps = this.checkSteps(text, file, isCancelled);
+    let slice = performance.now();
+    let busy = 0;
+    for (;;) {
+      const r = steps.next();
+      if (r.done) {
+        busy += performance.now() - slice;
+        r.value.timing = { ...(r.value.timing ?? { unitsMs: 0, maxUnitMs: 0, unitsChecked: 0 }), totalMs: busy };
+        return r.value;
+      }
+      if (performance.now() - slice >= sliceMs) {
+        busy += performance.now() - slice;
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
+    }
+  }
+
+  /** Files whose stepped check is under way, and those to forget once it ends. */
+  private readonly checking = new Set<string>();
+  private readonly forgetLater = new Set<string>();
+
+  private *checkSteps(text: string, file: string, isCancelled?: () => boolean, module?: { name: string; isPackage: boolean }): Generator<void, CheckResult> {
     this.dropDeadTrees();
     this.program.nextGeneration();
     const mod = module ?? this.moduleNameOf(file);
@@ -139,6 +172,7 @@ export class Engine {
     const raw = region ? undefined : this.parseKept(file, text);
     // broken statements are set aside so that the rest of the file is checked as usual
     const { tree, text: checked, broken } = region ?? parseRecovering(text, raw, memos.checked);
+    this.checking.add(file);
     try {
       if (this.baseline) this.baseline.program.nextGeneration();
       // what the baseline says enters the target's findings through move detection
@@ -148,10 +182,13 @@ export class Engine {
       const projectPending = this.projectPending || undefined;
       // results that looked at the project's classes are as old as those classes
       const project = `${this.projectEpoch}:${this.projectPending}`;
-      const result = this.checker.checkTree(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending });
+      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending });
       if (this.baseline) {
-        const base = this.baseline.checker.checkTree(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending });
+        const base = yield* this.baseline.checker.checkTreeSteps(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending });
         explainAgainstBaseline(result, base, file);
+        const t = result.timing;
+        const b = base.timing;
+        if (t && b) result.timing = { unitsMs: t.unitsMs + b.unitsMs, maxUnitMs: t.maxUnitMs + b.maxUnitMs, unitsChecked: t.unitsChecked + b.unitsChecked };
       }
       if (!tree.rootNode.hasError) {
         // the next version of the file is re-parsed from this one when it needs setting right
@@ -161,12 +198,14 @@ export class Engine {
       }
       return result;
     } finally {
+      this.checking.delete(file);
       if (this.treesGeneration === parserGeneration) {
         releaseRoot(tree);
         if (tree !== raw) tree.delete();
       }
       // else the parser crashed during this check: its trees went with it
       this.dropDeadTrees();
+      if (this.forgetLater.delete(file)) this.forget(file);
     }
   }
 
@@ -343,6 +382,11 @@ export class Engine {
 
   /** Drops what the engine keeps for a file (its tree), e.g. when an editor closes it. */
   forget(file: string): void {
+    // a check under way still uses the file's tree: it is let go when the check ends
+    if (this.checking.has(file)) {
+      this.forgetLater.add(file);
+      return;
+    }
     this.trees.get(file)?.tree.delete();
     this.trees.delete(file);
     this.dropMemo(file);

@@ -50,8 +50,14 @@ import { TargetWatcher } from './watch';
 
 /** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
-/** A document whose last check took at most this long is re-checked as soon as an edit arrives. */
+/**
+ * A document whose re-check after an edit is expected to take at most this long is re-checked as
+ * soon as an edit arrives. The expectation is the last check's cost outside its units plus its
+ * slowest unit (an edit touches one statement or one method, and the rest is taken over).
+ */
 const FAST_CHECK_MS = 25;
+/** A check pauses for other requests once it has run this long since its last pause. */
+const CHECK_SLICE_MS = 8;
 const TEST_FAIL_ON = process.env.APIDRIFT_TEST_FAIL_ON;
 
 /**
@@ -269,6 +275,7 @@ function targetChangedOnDisk(files: string[]): void {
   const inTarget = files.find((f) => roots.some((t) => isInside(f, t)));
   if (inTarget) {
     log(`target changed on disk (${shown(inTarget)}): re-indexing`);
+    cancelActiveCheck();
     engine.refresh();
     engine.program.invalidateIndex();
     engine.baseline?.program.invalidateIndex();
@@ -492,7 +499,9 @@ function collectGarbage(): void {
 }
 
 async function reload(): Promise<void> {
-  // checks wait from now on (also for the settings: a check before them would publish nothing)
+  cancelActiveCheck();
+  // checks wait from now on: a document opened while the settings are asked for is checked
+  // with the engine they select, not reported empty for want of one
   const run = (async () => {
     settings = await loadSettings();
     await ensureEngine();
@@ -507,10 +516,25 @@ async function reload(): Promise<void> {
 /** How long the last check of each document took. */
 const checkMs = new Map<string, number>();
 
+/** When the last edit of each document arrived (performance.now(), for the debounce). */
+const editArrivedAt = new Map<string, number>();
+
 function schedule(doc: TextDocument, delay?: number): void {
   const uri = doc.uri;
+  if (delay === undefined) {
+    // an edit: checked at once when its check is expected to be fast, or when edits come slower
+    // than the document checks (nothing is gained by waiting); a burst of edits on a slow
+    // document waits for a pause (a check under way is cancelled by the newer version anyway)
+    const now = performance.now();
+    const since = now - (editArrivedAt.get(uri) ?? -Infinity);
+    editArrivedAt.set(uri, now);
+    const expected = checkMs.get(uri) ?? Infinity;
+    // an edit that arrives while the document is being checked (and cancels that check) is one
+    // of a burst: the next check waits for a pause too
+    const burst = active?.uri === uri;
+    delay = !burst && (expected <= FAST_CHECK_MS || since >= expected) ? 0 : DEBOUNCE_MS;
+  }
   // edits that arrived together are still checked once: the timer runs after the pending messages
-  delay ??= (checkMs.get(uri) ?? Infinity) <= FAST_CHECK_MS ? 0 : DEBOUNCE_MS;
   timers.get(uri)?.cancel();
   const run = (): void => {
     timers.delete(uri);
@@ -525,13 +549,26 @@ function schedule(doc: TextDocument, delay?: number): void {
   }
 }
 
+/**
+ * The check under way. Checks run one at a time (they share the engine's program) and pause
+ * between the units of a file, so that hovers and other requests are answered during a long one;
+ * a newer version of its document, a target change or new settings cancel it at its next pause.
+ */
+let active: { uri: string; cancelled: boolean; done: Promise<void> } | undefined;
+
+function cancelActiveCheck(): void {
+  if (active) active.cancelled = true;
+}
+
 async function validate(uri: string, version: number): Promise<void> {
   if (engineLoading) await engineLoading;
-  // in a multi-root workspace, the engine of the document's folder
-  const engine = engineFor(uri);
+  while (active) await active.done;
+  // from here to the start of the check nothing waits: no other check can start meanwhile
   const doc = documents.get(uri);
   if (!doc || doc.version !== version || doc.languageId !== 'python') return;
-  if (!engine) {
+  // in a multi-root workspace, the engine of the document's folder
+  const current = engineFor(uri);
+  if (!current) {
     results.delete(uri);
     void connection.sendDiagnostics({ uri, version, diagnostics: [] });
     return;
@@ -540,14 +577,19 @@ async function validate(uri: string, version: number): Promise<void> {
   // let them go now rather than after this check, so that they die young
   results.delete(uri);
   const started = performance.now();
+  let finished!: () => void;
+  const me = { uri, cancelled: false, done: new Promise<void>((resolve) => (finished = resolve)) };
+  active = me;
   let result: CheckResult;
   try {
     const text = doc.getText();
     // a hook for the fault-isolation tests: documents holding this marker make the check throw
     if (TEST_FAIL_ON && text.includes(TEST_FAIL_ON)) throw new Error('failure requested by APIDRIFT_TEST_FAIL_ON');
-    result = engine.check(text, uriToPath(uri), () => documents.get(uri)?.version !== version);
+    traceLog(`checking ${shown(uriToPath(uri))} v${version}`);
+    result = await current.checkAsync(text, uriToPath(uri), () => me.cancelled || documents.get(uri)?.version !== version, CHECK_SLICE_MS);
   } catch (e) {
     if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
+    if (engineFor(uri) !== current) return;
     log(`error while checking ${shown(uriToPath(uri))}: ${(e as Error).stack ?? e}`);
     // findings of an older text would sit at wrong places: clear them, and say why there are none
     results.delete(uri);
@@ -555,9 +597,14 @@ async function validate(uri: string, version: number): Promise<void> {
     // after a parser crash, the next check waits for the fresh parser
     if (e instanceof ParserCrashError) await parserReady();
     return;
+  } finally {
+    active = undefined;
+    finished();
   }
-  if (documents.get(uri)?.version !== version) return; // a newer version is on its way
-  checkMs.set(uri, performance.now() - started);
+  if (documents.get(uri)?.version !== version || engineFor(uri) !== current || me.cancelled) return; // a newer version (or engine) is on its way
+  const t = result.timing;
+  // what the next edit is expected to cost: all but the units, and the slowest unit
+  checkMs.set(uri, t?.totalMs !== undefined ? t.totalMs - t.unitsMs + t.maxUnitMs : performance.now() - started);
   lastCheckAt = Date.now();
   // what the pyproject.toml selects, ignores or re-grades (fix-all and quick fixes follow what is shown)
   const file = uriToPath(uri);
@@ -566,9 +613,10 @@ async function validate(uri: string, version: number): Promise<void> {
   results.set(uri, { version, result, diagnostics });
   noteImports(uri, doc.getText());
   checkedAgain(uri);
-  if (engine.cache) saveCacheSoon();
+  if (current.cache) saveCacheSoon();
   publish(uri, version, doc.getText(), result.findings, diagnostics);
-  traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} statements reused, ${(performance.now() - started).toFixed(1)} ms`);
+  // the last figure is the time the check itself took (without its pauses)
+  traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} units reused, ${t?.unitsChecked ?? 0} re-checked, ${(performance.now() - started).toFixed(1)} ms until published, ${(t?.totalMs ?? performance.now() - started).toFixed(1)} ms`);
 }
 
 /** What the editor shows of each document (for the typing pause). */
@@ -615,7 +663,7 @@ const PERIODIC_REVALIDATE_MS = 10_000;
 let lastCheckAt = 0;
 let revalidatedAt = 0;
 setInterval(() => {
-  if (!engine || targetWatcher.size === 0) return;
+  if (!engine || targetWatcher.size === 0 || active) return;
   const now = Date.now();
   const periodic = documents.all().length > 0 && now - revalidatedAt >= PERIODIC_REVALIDATE_MS && now - lastCheckAt >= IDLE_REVALIDATE_MS;
   if (!periodic && (lastCheckAt <= revalidatedAt || now - lastCheckAt < IDLE_REVALIDATE_MS)) return;
@@ -833,6 +881,7 @@ documents.onDidClose((e) => {
   results.delete(e.document.uri);
   checkMs.delete(e.document.uri);
   noteImports(e.document.uri, undefined);
+  editArrivedAt.delete(e.document.uri);
   engine?.forget(uriToPath(e.document.uri));
   if (settings.diagnosticMode === 'workspace' && e.document.uri.startsWith('file:')) {
     // the file's problems stay: it is checked again from disk (the editor may have held unsaved text)

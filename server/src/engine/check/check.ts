@@ -84,8 +84,9 @@ export interface CheckResult {
   overrides: OverrideInfo[];
   /** Parts of the file left unchecked, and why. */
   skipped: string[];
-  /** Top-level statements whose results were taken over from the previous check of the file. */
+  /** Units (top-level statements, class headers and class body statements) whose results were taken over from the previous check of the file. */
   reused?: number;
+  timing?: CheckTiming;
 }
 
 export class CancelledError extends Error {
@@ -199,14 +200,43 @@ export class Checker {
 
   /** Checks a tree already set right by `parseRecovering`, of exactly `text`. */
   checkTree(tree: Tree, text: string, opts: CheckOptions): CheckResult {
+    return drain(this.checkTreeSteps(tree, text, opts));
+  }
+
+  /**
+   * The same check in steps: it pauses (yields) after each unit of the file (a top-level
+   * statement, or the header or one body statement of a top-level class), so that a host may
+   * serve other requests between them. While paused, the file is no overlay of the program.
+   */
+  checkTreeSteps(tree: Tree, text: string, opts: CheckOptions): Generator<void, CheckResult> {
     // one root object per tree: the checks of both versions share the children it has listed
     let shared = roots.get(tree);
     if (!shared || shared.text !== text) {
       shared = { root: tree.rootNode, text, lines: text.split(/\r\n|\r|\n/), summaries: new Map() };
       roots.set(tree, shared);
     }
-    return new FileCheck(this, shared, opts).run();
+    return new FileCheck(this, shared, opts).stepwise();
   }
+}
+
+/** Runs a stepped check to its end at once. */
+export function drain<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** How long the parts of a check took (for a host that decides how soon to re-check after an edit). */
+export interface CheckTiming {
+  /** Time spent checking units (statements, class members) that were not taken over. */
+  unitsMs: number;
+  /** The slowest of those units: what an edit inside one unit costs. */
+  maxUnitMs: number;
+  /** Units checked (not taken over from the previous check). */
+  unitsChecked: number;
+  /** The whole check, without its pauses (set by a stepped check's host). */
+  totalMs?: number;
 }
 
 /**
@@ -239,6 +269,42 @@ function rowStartsOf(shared: SharedTree): number[] {
 }
 
 const roots = new WeakMap<Tree, SharedTree>();
+
+/** What the units of one check share when they are taken over from a memo. */
+interface MemoContext {
+  memo: StatementMemo;
+  names: NameFingerprints;
+  /** Offsets where the rows start, and the text. */
+  rows: number[];
+  all: string;
+}
+
+interface ClassParts {
+  def: Node;
+  body: Node;
+  /** The last row of the header (decorators, name, bases). */
+  headerEnd: number;
+}
+
+/**
+ * A top-level class (decorated or not) whose body statements each start on a row after its
+ * header: checked by parts. Others are checked whole.
+ */
+function classParts(c: Node): ClassParts | undefined {
+  const def = c.type === 'decorated_definition' ? c.childForFieldName('definition') : c;
+  if (!def || def.type !== 'class_definition') return undefined;
+  const body = def.childForFieldName('body');
+  if (!body || body.type !== 'block') return undefined;
+  let headerEnd = c.startPosition.row;
+  for (const x of def.namedChildren) {
+    if (!x || x.id === body.id || x.type === 'comment') continue;
+    // anything after the body would be visited out of order
+    if (x.startPosition.row > body.startPosition.row || (x.startPosition.row === body.startPosition.row && x.startPosition.column > body.startPosition.column)) return undefined;
+    headerEnd = Math.max(headerEnd, x.endPosition.row);
+  }
+  for (const st of body.namedChildren) if (st && st.type !== 'comment' && st.startPosition.row <= headerEnd) return undefined;
+  return { def, body, headerEnd };
+}
 
 /** Lets go of what the checks of a tree shared once they are done. */
 export function releaseRoot(tree: Tree): void {
@@ -277,14 +343,28 @@ class FileCheck {
     this.lines = shared.lines;
   }
 
-  run(): CheckResult {
+  *stepwise(): Generator<void, CheckResult> {
     this.program.setOverlay(this.summary);
     const memo = this.opts.memo;
     try {
       const moduleScope: Scope = { kind: 'module', node: this.root, locals: new Map(), globals: new Set() };
-      // statements are reused only from trees without syntax errors, where each parses on its own text
-      if (memo && !this.root.hasError) this.visitStatements(moduleScope, memo);
-      else this.visit(this.root, moduleScope);
+      // units are reused only from trees without syntax errors, where each parses on its own text
+      const ctx = memo && !this.root.hasError ? this.memoContext(memo) : undefined;
+      this.tick();
+      for (const c of this.root.namedChildren) {
+        // a comment gives nothing (and shares its row with the statement it ends)
+        if (!c || c.type === 'comment') continue;
+        const parts = c.hasError ? undefined : classParts(c);
+        if (!parts) {
+          const start = c.startPosition;
+          const end = c.endPosition;
+          this.unit(ctx, '', start.row, end.row, `${start.column}:${end.row - start.row}:${end.column}:${end.row >= this.lines.length - 1}`, () => this.visit(c, moduleScope, 1));
+          yield* this.pause();
+          continue;
+        }
+        yield* this.visitClassParts(ctx, c, parts, moduleScope);
+      }
+      ctx?.memo.end();
     } catch (e) {
       memo?.keepBoth();
       throw e;
@@ -294,7 +374,25 @@ class FileCheck {
     const findings = applySuppressions(this.findings, this.lines, this.opts.file, (row, column) => this.root.descendantForPosition({ row, column })?.type === 'comment');
     findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
     const skipped = this.tooDeep ? [`parts nested deeper than ${MAX_VISIT_DEPTH} levels were not checked`] : [];
-    return { findings, calls: this.calls, callsChecked: this.callsChecked, callsUnknown: this.callsUnknown, callsUntraced: this.callsUntraced, overrides: this.overrides, skipped, ...(memo ? { reused: this.reused } : {}) };
+    return {
+      findings,
+      calls: this.calls,
+      callsChecked: this.callsChecked,
+      callsUnknown: this.callsUnknown,
+      callsUntraced: this.callsUntraced,
+      overrides: this.overrides,
+      skipped,
+      ...(memo ? { reused: this.reused } : {}),
+      timing: { unitsMs: this.unitsMs, maxUnitMs: this.maxUnitMs, unitsChecked: this.unitsChecked },
+    };
+  }
+
+  /** A pause between units: while paused the file is no overlay (others may use the program); a cancelled check stops here. */
+  private *pause(): Generator<void, void> {
+    this.program.removeOverlay(this.moduleName);
+    yield;
+    this.program.setOverlay(this.summary);
+    if (this.opts.isCancelled?.()) throw new CancelledError();
   }
 
   private tick(): void {
@@ -304,7 +402,8 @@ class FileCheck {
   // ---- traversal ----
 
   /** Set when a result used the whole set of module-level names (for the names a fix proposes). */
-  private usedAllNames = false;
+  /** Rows where a result used the module-level names visible there (the names a fix may propose). */
+  private namesAt: number[] = [];
   /** Set when a result looked at every class of the file (overrides, for virtual dispatch). */
   private usedFileClasses = false;
   private reused = 0;
@@ -321,57 +420,132 @@ class FileCheck {
       this.opts.context ?? '',
       // a file inside the target is also an overlay that other target modules may import from
       this.opts.moduleName ? fingerprintOf(this.summary.bindings) : '',
+      // `global x` anywhere in the file changes what a module-level `x = C(...)` is taken for
+      (this.shared.text.match(/\bglobal\s[^\n]*/g) ?? []).join('\n'),
     ].join('\n');
   }
 
-  /** The module's statements one by one, taking over the results of those that did not change. */
-  private visitStatements(scope: Scope, memo: StatementMemo): void {
+  private unitsMs = 0;
+  private maxUnitMs = 0;
+  private unitsChecked = 0;
+
+  private memoContext(memo: StatementMemo): MemoContext {
     memo.begin(this.moduleWide());
-    const names = new NameFingerprints(this.summary.bindings);
-    let allNames: string | undefined;
-    const lastRow = this.lines.length - 1;
-    const rows = rowStartsOf(this.shared);
-    const all = this.shared.text;
-    for (const c of this.root.namedChildren) {
-      if (!c) continue;
-      const start = c.startPosition;
-      const end = c.endPosition;
-      // the text of its whole lines (comments after it count; a slice of the file, not a copy),
-      // its extent, and whether it ends the file
-      const text = all.slice(rows[start.row], end.row + 1 < rows.length ? rows[end.row + 1] : all.length);
-      const shape = `${start.column}:${end.row - start.row}:${end.column}:${end.row >= lastRow}`;
-      const first = start.row + 1;
-      const last = end.row + 1;
-      const hit = memo.lookup(text);
-      if (hit && hit.shape === shape && hit.deps.every(([n, fp]) => names.fingerprint(n, first, last) === fp) && (hit.allNames === undefined || hit.allNames === (allNames ??= names.allNames()))) {
-        memo.store(text, hit);
-        this.adopt(moveResult(hit.result, start.row, hit));
-        this.reused++;
-        continue;
+    return { memo, names: new NameFingerprints(this.summary.bindings), rows: rowStartsOf(this.shared), all: this.shared.text };
+  }
+
+  /**
+   * A top-level class unit by unit: its header (decorators, name, bases), then each statement of
+   * its body (a method, a field, a nested class), each reused on its own, so that an edit inside
+   * one method re-checks that method only. Visits what visiting the class statement whole does.
+   */
+  private *visitClassParts(ctx: MemoContext | undefined, c: Node, parts: ClassParts, scope: Scope): Generator<void, void> {
+    const { def, body, headerEnd } = parts;
+    const defDepth = def === c ? 1 : 2;
+    const start = c.startPosition;
+    this.unit(ctx, 'class header', start.row, headerEnd, `${start.column}:${headerEnd - start.row}`, () => {
+      if (def !== c) {
+        this.tick();
+        for (const x of c.namedChildren) if (x && x.id !== def.id) this.visit(x, scope, 2);
       }
-      const mark = { findings: this.findings.length, calls: this.calls.length, checked: this.callsChecked, unknown: this.callsUnknown, untraced: this.callsUntraced, overrides: this.overrides.length };
-      const tooDeep = this.tooDeep;
-      this.tooDeep = false;
-      this.usedAllNames = false;
-      this.usedFileClasses = false;
-      this.visit(c, scope, 1);
-      const result: StatementResult = {
-        findings: this.findings.slice(mark.findings),
-        calls: this.calls.slice(mark.calls),
-        callsChecked: this.callsChecked - mark.checked,
-        callsUnknown: this.callsUnknown - mark.unknown,
-        callsUntraced: this.callsUntraced - mark.untraced,
-        overrides: this.overrides.slice(mark.overrides),
-        tooDeep: this.tooDeep,
-      };
-      this.tooDeep ||= tooDeep;
-      const words = wordsOf(text);
-      // virtual dispatch looked at every class of the file: the result depends on all of them
-      if (this.usedFileClasses) for (const [n, bs] of this.summary.bindings) if (bs.some((b) => b.kind === 'class')) words.add(n);
-      const deps: Array<[string, string]> = [...names.closure(words, first, last)].map((n) => [n, names.fingerprint(n, first, last)]);
-      memo.store(text, { shape, deps, allNames: this.usedAllNames ? (allNames ??= names.allNames()) : undefined, result: moveResult(result, -start.row) });
+      this.tick();
+      for (const x of def.namedChildren) if (x && x.id !== body.id) this.visit(x, scope, defDepth + 1);
+    });
+    yield* this.pause();
+    const name = def.childForFieldName('name')?.text ?? '';
+    const b = this.summary.bindings.get(name);
+    const hit = b?.find((x) => x.kind === 'class' && x.cls.line === def.startPosition.row + 1);
+    const cls = hit && hit.kind === 'class' ? hit.cls : undefined;
+    // classes of one name are told apart by their order (members of each see their own class)
+    const which = hit && b ? b.indexOf(hit) : -1;
+    const inner: Scope = { kind: 'class', node: def, parent: scope, locals: new Map(), globals: new Set(), cls };
+    const lastRow = this.lines.length - 1;
+    for (const st of body.namedChildren) {
+      if (!st || st.type === 'comment') continue;
+      const s0 = st.startPosition;
+      const s1 = st.endPosition;
+      this.unit(
+        ctx,
+        `class body ${name}#${which}`,
+        s0.row,
+        s1.row,
+        `${s0.column}:${s1.row - s0.row}:${s1.column}:${s1.row >= lastRow}`,
+        () => {
+          if (cls && !this.opts.moduleName) this.recordOverrides(def, cls, st);
+          this.visit(st, inner, defDepth + 2);
+        },
+        { name },
+      );
+      yield* this.pause();
     }
-    memo.end();
+  }
+
+  /**
+   * One unit of the file (a top-level statement, a class header or a statement of a class body),
+   * its results taken over from the previous check when its text (its whole rows), its place on
+   * them, the module-level names it mentions (followed through their bindings) and, in a class
+   * body, the class's summary did not change; else visited. `kind` tells units of equal text apart.
+   */
+  private unit(ctx: MemoContext | undefined, kind: string, startRow: number, endRow: number, shape: string, visit: () => void, owner?: { name: string }): void {
+    if (!ctx) {
+      this.timed(visit);
+      return;
+    }
+    const { memo, names, rows, all } = ctx;
+    // the text of its whole lines (comments after it count; a slice of the file, not a copy)
+    const text = all.slice(rows[startRow], endRow + 1 < rows.length ? rows[endRow + 1] : all.length);
+    const key = kind ? `${kind}\0${text}` : text;
+    const first = startRow + 1;
+    const last = endRow + 1;
+    // without the lines of the bindings, unless the results point at lines of this file (which
+    // would move apart from the unit)
+    const fp = (n: string, lineFree: boolean | undefined): string => (lineFree ? names.fingerprintLineFree(n, first, last) : names.fingerprint(n, first, last));
+    const hit = memo.lookup(key);
+    if (hit && hit.shape === shape && hit.deps.every(([n, f]) => fp(n, hit.lineFree) === f) && (hit.namesAt === undefined || hit.namesAt.every(([rel, list]) => this.moduleNamesAt(startRow + rel).join(',') === list))) {
+      memo.store(key, hit);
+      this.adopt(moveResult(hit.result, startRow, hit));
+      this.reused++;
+      return;
+    }
+    const mark = { findings: this.findings.length, calls: this.calls.length, checked: this.callsChecked, unknown: this.callsUnknown, untraced: this.callsUntraced, overrides: this.overrides.length };
+    const tooDeep = this.tooDeep;
+    this.tooDeep = false;
+    this.namesAt = [];
+    this.usedFileClasses = false;
+    this.timed(visit);
+    const result: StatementResult = {
+      findings: this.findings.slice(mark.findings),
+      calls: this.calls.slice(mark.calls),
+      callsChecked: this.callsChecked - mark.checked,
+      callsUnknown: this.callsUnknown - mark.unknown,
+      callsUntraced: this.callsUntraced - mark.untraced,
+      overrides: this.overrides.slice(mark.overrides),
+      tooDeep: this.tooDeep,
+    };
+    this.tooDeep ||= tooDeep;
+    const words = wordsOf(text);
+    if (owner) words.add(owner.name);
+    // virtual dispatch looked at every class of the file: the result depends on all of them
+    if (this.usedFileClasses) for (const [n, bs] of this.summary.bindings) if (bs.some((b) => b.kind === 'class')) words.add(n);
+    const lineFree = !this.pointsIntoFile(result);
+    const deps: Array<[string, string]> = [...names.closure(words, first, last)].map((n) => [n, fp(n, lineFree)]);
+    const namesAt = this.namesAt.length ? [...new Set(this.namesAt)].map((r): [number, string] => [r - startRow, this.moduleNamesAt(r).join(',')]) : undefined;
+    memo.store(key, { shape, deps, lineFree, namesAt, result: moveResult(result, -startRow) });
+  }
+
+  private timed(visit: () => void): void {
+    const t0 = performance.now();
+    visit();
+    const ms = performance.now() - t0;
+    this.unitsMs += ms;
+    if (ms > this.maxUnitMs) this.maxUnitMs = ms;
+    this.unitsChecked++;
+  }
+
+  /** A result that names a definition in this file (whose line would not follow a moved unit). */
+  private pointsIntoFile(r: StatementResult): boolean {
+    const file = this.summary.file;
+    return r.findings.some((f) => f.definition?.file === file) || r.calls.some((c) => c.definition?.file === file) || r.overrides.some((o) => o.definition?.file === file);
   }
 
   private adopt(r: StatementResult): void {
@@ -452,10 +626,10 @@ class FileCheck {
   }
 
   /** Methods of a user class that override a method of a target class (compared across versions). */
-  private recordOverrides(classNode: Node, cls: ClassInfo): void {
+  private recordOverrides(classNode: Node, cls: ClassInfo, only?: Node): void {
     const mro = this.checker.callables.mro(cls, this.summary);
     if (!mro) return;
-    for (const st of classNode.childForFieldName('body')?.namedChildren ?? []) {
+    for (const st of only ? [only] : classNode.childForFieldName('body')?.namedChildren ?? []) {
       const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
       if (!def || def.type !== 'function_definition') continue;
       const nameNode = def.childForFieldName('name');
@@ -1266,16 +1440,28 @@ class FileCheck {
 
   /** Names visible at a call, in the order a fix should prefer them. */
   private scopeNames(scope: Scope, at: Node): ScopeNames {
-    this.usedAllNames = true;
+    this.namesAt.push(at.startPosition.row);
     const names: string[] = [];
     for (let s: Scope | undefined = scope; s; s = s.parent) {
       if (s.kind === 'function') names.push(...s.locals.keys());
     }
-    for (const [name, bs] of this.summary.bindings) {
-      if (bs.some((b) => b.line <= at.startPosition.row + 1 || b.kind === 'def' || b.kind === 'class')) names.push(name);
-    }
+    names.push(...this.moduleNamesAt(at.startPosition.row));
     return names;
   }
+
+  /** The module-level names visible at a row: bound above it, or defs and classes. */
+  private moduleNamesAt(row: number): string[] {
+    let names = this.namesOfRow.get(row);
+    if (names) return names;
+    names = [];
+    for (const [name, bs] of this.summary.bindings) {
+      if (bs.some((b) => b.line <= row + 1 || b.kind === 'def' || b.kind === 'class')) names.push(name);
+    }
+    this.namesOfRow.set(row, names);
+    return names;
+  }
+
+  private readonly namesOfRow = new Map<number, string[]>();
 }
 
 /** Python's own words for several missing arguments: "f() missing 2 required positional arguments: 'a' and 'b'". */

@@ -254,6 +254,18 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
     if (!changed) break;
     current = lines.join('\n');
     tree.delete();
+    // as above: a re-parse of the last checked tree that comes out without errors is what a
+    // fresh parse gives (the usual case while typing: one statement set aside)
+    if (base) {
+      const copy = base.tree.copy();
+      try {
+        const t = parsePythonIncremental(current, { text: base.text, tree: copy });
+        if (!t.rootNode.hasError) return { tree: t, text: current, broken };
+        t.delete();
+      } finally {
+        copy.delete();
+      }
+    }
     tree = parsePython(current);
   }
   return { tree, text: current, broken };

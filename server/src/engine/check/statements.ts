@@ -6,7 +6,7 @@
  * statement's results are taken over, moved to where the statement is now, instead of checking
  * it again: a keystroke costs the statements it touched.
  */
-import { serialize } from '../index/cache';
+import { hashText, serialize } from '../index/cache';
 import type { OverrideInfo } from './check';
 import type { Binding, ModuleSummary } from '../index/summary';
 import type { CallInfo, Finding, Position, Range } from '../types';
@@ -27,8 +27,10 @@ export interface Entry {
   shape: string;
   /** Fingerprint of each name the result depended on, as it was. */
   deps: Array<[string, string]>;
-  /** The result used the set of all module-level names (the names a fix may propose). */
-  allNames?: string;
+  /** Rows (relative to the statement's first) where the result used the module-level names visible there, and those names. */
+  namesAt?: Array<[number, string]>;
+  /** The fingerprints leave the lines of bindings out (the result names no definition of the file itself). */
+  lineFree?: boolean;
   result: StatementResult;
   /** The findings and calls as last moved to a row, handed out again while the statement stays on that row. */
   moved?: { row: number; findings: Finding[]; calls: CallInfo[] };
@@ -91,6 +93,11 @@ export function moduleFacts(s: ModuleSummary): string {
   return fingerprintOf({ ...s, bindings: undefined });
 }
 
+/** A fingerprint kept short: long ones (a big class's summary) are compared by their hash. */
+function short(fp: string): string {
+  return fp.length > 200 ? `#${hashText(fp)}` : fp;
+}
+
 /**
  * Fingerprints of module-level names for one check: a name's bindings, where a binding made by
  * the statement itself counts by its place in the statement only (its content is the statement's
@@ -131,12 +138,45 @@ export class NameFingerprints {
     if (!bs.some((b) => b.line >= first && b.line <= last)) {
       let fp = this.outside.get(name);
       if (fp === undefined) {
-        fp = bs.map((b) => this.jsonOf(b)).join('\n');
+        fp = short(bs.map((b) => this.jsonOf(b)).join('\n'));
         this.outside.set(name, fp);
       }
       return fp;
     }
-    return bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.jsonOf(b))).join('\n');
+    return short(bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.jsonOf(b))).join('\n'));
+  }
+
+  private static readonly lineFreeJson = new WeakMap<Binding, string>();
+
+  private lineFreeOf(b: Binding): string {
+    let j = NameFingerprints.lineFreeJson.get(b);
+    if (j === undefined) {
+      j = this.jsonOf(b).replace(/"line":\d+/g, '');
+      NameFingerprints.lineFreeJson.set(b, j);
+    }
+    return j;
+  }
+
+  private readonly outsideLineFree = new Map<string, string>();
+
+  /**
+   * A name's fingerprint without the lines of its bindings, for a result that names no
+   * definition of the file itself: lines then matter only as the identities of classes, which
+   * lines inserted or removed elsewhere keep (so that Enter above a statement, or in another
+   * method of its class, leaves it unchanged).
+   */
+  fingerprintLineFree(name: string, first: number, last: number): string {
+    const bs = this.bindings.get(name);
+    if (!bs) return '';
+    if (!bs.some((b) => b.line >= first && b.line <= last)) {
+      let fp = this.outsideLineFree.get(name);
+      if (fp === undefined) {
+        fp = short('L' + bs.map((b) => this.lineFreeOf(b)).join('\n'));
+        this.outsideLineFree.set(name, fp);
+      }
+      return fp;
+    }
+    return short('L' + bs.map((b) => (b.line >= first && b.line <= last ? `@${b.line - first}:${b.kind}` : this.lineFreeOf(b))).join('\n'));
   }
 
   /** The names a statement's result may depend on: its words, and the words of the bindings they reach. */
@@ -153,13 +193,6 @@ export class NameFingerprints {
       }
     }
     return out;
-  }
-
-  /** The names bound at module level, with the lines that bind them. */
-  allNames(): string {
-    const parts: string[] = [];
-    for (const [name, bs] of this.bindings) parts.push(`${name}:${bs.map((b) => `${b.kind}@${b.line}`).join(',')}`);
-    return parts.join(' ');
   }
 }
 

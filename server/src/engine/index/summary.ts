@@ -878,6 +878,17 @@ interface Ctx {
   isPackage: boolean;
   /** Where relative imports start when that is not the module itself (a user file in the user's folders). */
   imports?: { name: string; isPackage: boolean };
+  /** Re-summarising an edited file: what each method of its classes gave last time, by its place and text. */
+  methods?: { last: Map<string, MethodFacts>; next: Map<string, MethodFacts> };
+}
+
+/** What a method adds to its class's summary. */
+interface MethodFacts {
+  /** Undefined for an `@overload`. */
+  fn?: FunctionInfo;
+  /** The instance attributes it names, in order (`*`: computed names). */
+  attrs: string[];
+  assigns: Map<string, string[]>;
 }
 
 function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): ClassInfo {
@@ -1034,16 +1045,32 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
     const def = definitionOf(s);
     if (!def) continue;
     if (def.type === 'function_definition') {
-      const decorators = decoratorsOf(s);
-      const self = paramsOf(def)[0]?.name;
-      const raw = bodyText(def);
-      if (self && raw.includes(self)) {
-        for (const m of raw.matchAll(selfAttrPattern(self))) cls.instanceAttrs.add(m[1]);
-        attrAssignments(raw, self, paramsOf(def), cls.attrAssigns, cls.instanceAttrs);
+      // a method whose text and place did not change gives what it gave (a keystroke in one
+      // method of a big class summarises that method only)
+      const key = ctx.methods ? `${s.startPosition.row}:${s.startPosition.column}:${s.text}` : '';
+      let facts = ctx.methods?.last.get(key);
+      if (!facts) {
+        const decorators = decoratorsOf(s);
+        const self = paramsOf(def)[0]?.name;
+        const raw = bodyText(def);
+        const attrs = new Set<string>();
+        const assigns = new Map<string, string[]>();
+        if (self && raw.includes(self)) {
+          for (const m of raw.matchAll(selfAttrPattern(self))) attrs.add(m[1]);
+          attrAssignments(raw, self, paramsOf(def), assigns, attrs);
+        }
+        if (self && dynamicAttributes(raw, self)) attrs.add('*');
+        facts = { fn: isOverload(decorators) ? undefined : functionInfo(def, decorators, true), attrs: [...attrs], assigns };
       }
-      if (self && dynamicAttributes(raw, self)) cls.instanceAttrs.add('*');
-      if (isOverload(decorators)) continue;
-      const fn = functionInfo(def, decorators, true);
+      ctx.methods?.next.set(key, facts);
+      for (const a of facts.attrs) cls.instanceAttrs.add(a);
+      for (const [a, list] of facts.assigns) {
+        const to = cls.attrAssigns.get(a);
+        if (to) to.push(...list);
+        else cls.attrAssigns.set(a, [...list]);
+      }
+      if (!facts.fn) continue;
+      const fn = facts.fn;
       addBinding(cls.members, fn.name, { kind: 'def', fn, conditional, line });
     } else if (def.type === 'class_definition') {
       const inner = classInfo(def, decoratorsOf(s), ctx, cls.qualname);
@@ -1179,6 +1206,7 @@ export function summarizeModule(text: string, name: string, isPackage: boolean, 
  */
 export class SummaryMemo {
   parts = new Map<string, Array<[string, Binding]>>();
+  methods = new Map<string, MethodFacts>();
 }
 
 function copyBinding(b: Binding): Binding {
@@ -1186,7 +1214,7 @@ function copyBinding(b: Binding): Binding {
 }
 
 export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string, memo?: SummaryMemo, imports?: { name: string; isPackage: boolean }): ModuleSummary {
-  const ctx: Ctx = { module: name, isPackage, imports };
+  const ctx: Ctx = { module: name, isPackage, imports, methods: memo ? { last: memo.methods, next: new Map() } : undefined };
   const parts = memo ? new Map<string, Array<[string, Binding]>>() : undefined;
   /** The bindings of the top-level definition being summarised, for the memo. */
   let recording: Array<[string, Binding]> | undefined;
@@ -1329,6 +1357,12 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
   };
   walk(statements(root), false, false, true);
   if (memo && parts) memo.parts = parts;
+  if (memo && ctx.methods) {
+    // methods of classes taken over whole were not walked: what is known of them is kept (a few thousand at most)
+    const { last, next } = ctx.methods;
+    if (last.size + next.size < 4000) for (const [k, v] of last) if (!next.has(k)) next.set(k, v);
+    memo.methods = next;
+  }
 
   // A name bound only under TYPE_CHECKING but also elsewhere is a runtime name.
   for (const n of summary.typeCheckingOnly) if (summary.bindings.has(n)) summary.typeCheckingOnly.delete(n);
