@@ -53,3 +53,28 @@ describe('multi-root workspace', () => {
     assert.deepEqual(brief(client.diagnostics.get(uri('a'))!.diagnostics), expected('new'));
   });
 });
+
+describe("multi-root workspace: the environment the Python extension selected for each folder", () => {
+  let client: TestClient;
+  let root: string;
+  const uri = (folder: string): string => pathToFileURL(path.join(root, folder, 'hidden_states_generator.py')).href;
+
+  before(async () => {
+    root = fs.realpathSync(tempTree({ 'a/hidden_states_generator.py': USER, 'b/hidden_states_generator.py': USER }));
+    // folder a: a .venv of its own holding `new`; folder b: an environment outside the workspace holding `nightly`
+    fs.cpSync(path.join(VLLM, 'new'), path.join(root, 'a', '.venv', 'lib', 'python3.12', 'site-packages'), { recursive: true });
+    fs.cpSync(path.join(VLLM, 'nightly'), path.join(root, 'envs', 'nightly', 'lib', 'python3.12', 'site-packages'), { recursive: true });
+    client = new TestClient({ targets: [] });
+    await client.initialize(path.join(root, 'a'), [path.join(root, 'b')], {}, { environment: { trusted: true, folders: { [path.join(root, 'b')]: path.join(root, 'envs', 'nightly') } } });
+  });
+  after(async () => {
+    await client.shutdown();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('checks a folder against the environment selected for it, outside the workspace, and the first folder against its .venv', async () => {
+    for (const f of ['a', 'b']) client.open(uri(f), USER, 1);
+    assert.deepEqual(brief(await client.diagnosticsFor(uri('a'), 1)), expected('new'));
+    assert.deepEqual(brief(await client.diagnosticsFor(uri('b'), 1)), expected('nightly'));
+  });
+});
