@@ -15,7 +15,7 @@ describe('what the status says of the target', () => {
     assert.equal(environmentName('/home/me/proj/.venv/lib/python3.12/site-packages'), '.venv');
     assert.equal(environmentName('/opt/envs/new-vllm/lib64/python3.11/site-packages'), 'new-vllm');
     assert.equal(environmentName('C:\\proj\\venv\\Lib\\site-packages'), 'venv');
-    assert.equal(environmentName('/work/vllm-checkout'), undefined);
+    assert.equal(environmentName('/srv/vllm-checkout'), undefined);
   });
 
   it('reads the top-level modules a file imports', () => {
