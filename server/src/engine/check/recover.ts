@@ -136,8 +136,8 @@ export interface Recovered {
   broken: Array<[number, number]>;
   /**
    * An error moved up: a statement above the one set aside in the round before (where tree-sitter
-   * placed the errors) was set aside next. Where tree-sitter places such errors depends on what follows, so a
-   * region recovered alone may then differ from the whole text.
+   * placed the errors) was set aside next. Where tree-sitter places such errors depends on what
+   * follows, so a region recovered alone may then differ from the whole text.
    */
   movedUp?: boolean;
 }
