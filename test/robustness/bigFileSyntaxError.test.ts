@@ -144,4 +144,45 @@ describe('a syntax error in a 100,000-line file', () => {
     console.log(`${regional} damaged keystrokes set right by region, each as the whole text would be`);
     assert.ok(regional > 50);
   });
+  it('a region reaching the end of the file is set right as the whole text is: a bracket left open there ends no statement (fuzz seed 1548056916)', async () => {
+    const dir = tempDir('bigsyntax-end');
+    dirs.push(dir);
+    fs.mkdirSync(path.join(dir, 'lib'));
+    fs.writeFileSync(path.join(dir, 'lib', '__init__.py'), 'def f(a, b):\n    return a\n');
+    const user = tempDir('bigsyntax-end-user');
+    dirs.push(user);
+    const file = path.join(user, 'tail.py');
+    const text = '"""Doc.\n\nMore.\n"""\n\nfrom lib import f\n\n\nclass C:\n    """Runs."""\n\n    def m(self):\n        return f(1)\n\n    def n(self):\n        return f(2)\n';
+    // the docstring's quotes broken: the triple quote left below it opens a string that ends in the
+    // class's docstring, which then leaves a bracket open up to the end of the file
+    const broken = text.replace('"""Doc.', '"Doc.').replace('"""Runs."""', '"""Runs and= g(x, "y z."""');
+    const incremental = await Engine.open({ targets: [dir], incremental: true });
+    const keys = (e: Engine, t: string): string[] => e.check(t, file).findings.map((x) => `${x.range.start.line + 1}:${x.code}:${x.param ?? ''}`);
+    assert.deepEqual(keys(incremental, text), ['13:missing-argument:b', '16:missing-argument:b']);
+    const fresh = await Engine.open({ targets: [dir] });
+    const want = keys(fresh, broken);
+    // the methods are still checked: only the damaged lines are set aside
+    assert.deepEqual(want, ['13:missing-argument:b', '16:missing-argument:b']);
+    assert.deepEqual(keys(incremental, broken), want);
+  });
+
+  it('a region whose errors move up while being set right is left to the whole text (fuzz seed 8)', async () => {
+    await initParser();
+    const text = 'import os\nfrom a import (\n    b,\n    c,\n)\nfrom d import e\nfrom g import h\nfrom i import j\nfrom k import l\n\nx = 1\n';
+    const typed = text.replace('from d import e', 'from d GPUimport e').replace('from g import h', 'from coreduler');
+    const tree = parsePython(text);
+    try {
+      const whole = parseRecovering(typed);
+      const region = recoverRegion(typed, { text, tree }, { text, broken: [] });
+      try {
+        // alone, the region sets aside `from coreduler` too; the whole text leaves it in place
+        if (region) assert.equal(region.text, whole.text);
+      } finally {
+        region?.tree.delete();
+        whole.tree.delete();
+      }
+    } finally {
+      tree.delete();
+    }
+  });
 });

@@ -134,6 +134,12 @@ export interface Recovered {
   text: string;
   /** Line ranges [from, to] set aside as broken. */
   broken: Array<[number, number]>;
+  /**
+   * An error moved up: a statement above the one set aside in the round before (where tree-sitter
+   * placed the errors) was set aside next. Where tree-sitter places such errors depends on what
+   * follows, so a region recovered alone may then differ from the whole text.
+   */
+  movedUp?: boolean;
 }
 
 /**
@@ -232,6 +238,8 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
     tree = parsePython(current);
   }
   // 2. other errors, where tree-sitter places them
+  let previousRow = -1;
+  let movedUp = false;
   for (let round = 0; round < MAX_ROUNDS && tree.rootNode.hasError; round++) {
     const rows = errorRows(tree.rootNode).filter((r) => !broken.some(([a, b]) => r >= a && r <= b));
     if (rows.length === 0) break;
@@ -247,6 +255,8 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
           break;
         }
       }
+      if (st[0] < previousRow) movedUp = true;
+      previousRow = st[0];
       setAside(st[0], st[1]);
       changed = true;
       break;
@@ -268,7 +278,7 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
     }
     tree = parsePython(current);
   }
-  return { tree, text: current, broken };
+  return { tree, text: current, broken, movedUp };
 }
 
 /** The first index where `a` and `b` differ, and how many characters at their ends they share after it. */
@@ -374,6 +384,8 @@ export function recoverRegion(text: string, lastChecked: { text: string; tree: T
     const nn = next < count ? root.namedChild(next) : null;
     // only whole, unindented statements can be set right alone
     if (!fn || !ln || fn.startPosition.column !== 0) return undefined;
+    // the region ends where the next statement begins, at the left margin of a line of its own
+    if (nn && (nn.startPosition.column !== 0 || nn.startPosition.row <= ln.endPosition.row)) return undefined;
     const end = nn ? nn.startPosition.row - 1 : (lastRow ??= rowOf(old, old.length));
     return [Math.min(fn.startPosition.row, a), Math.max(ln.endPosition.row, end, b)];
   };
@@ -410,8 +422,11 @@ export function recoverRegion(text: string, lastChecked: { text: string; tree: T
     const to = offsets.get(b + 1)!;
     const region = text.slice(from, to);
     const tail = region.endsWith('\n') ? '' : '\n';
-    // a line at the left margin after the region ends its last statement, as the next statement would
-    const sentinel = `${tail}pass\n`;
+    // a line at the left margin after the region ends its last statement, as the next statement
+    // would; a region that reaches the end of the file is followed by nothing, as in the whole text
+    // (a bracket left open at the end of the file is no statement ended by the next line)
+    const atEnd = to >= text.length;
+    const sentinel = atEnd ? '' : `${tail}pass\n`;
     // a string left open reads on into the rest of the file: only the whole text can say how
     if (stringOpenAtEnd(region.split('\n'))) return undefined;
     const probe = parsePython(region + sentinel);
@@ -423,7 +438,9 @@ export function recoverRegion(text: string, lastChecked: { text: string; tree: T
         recovered.tree.delete();
         const rows = region.split('\n').length - (tail ? 0 : 1);
         // the line added after the region must have stayed as it was
-        if (!recovered.text.endsWith(sentinel) || recovered.broken.some(([, y]) => y >= rows)) return undefined;
+        // errors that moved up while being set right: the whole text may place them elsewhere
+        if (recovered.movedUp) return undefined;
+        if (!atEnd && (!recovered.text.endsWith(sentinel) || recovered.broken.some(([, y]) => y >= rows))) return undefined;
         fixed = recovered.text.slice(0, recovered.text.length - sentinel.length);
         for (const [x, y] of recovered.broken) broken.push([x + a, y + a]);
       }
