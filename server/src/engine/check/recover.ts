@@ -270,7 +270,7 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
       const copy = base.tree.copy();
       try {
         const t = parsePythonIncremental(current, { text: base.text, tree: copy });
-        if (!t.rootNode.hasError) return { tree: t, text: current, broken };
+        if (!t.rootNode.hasError) return { tree: t, text: current, broken, movedUp };
         t.delete();
       } finally {
         copy.delete();
