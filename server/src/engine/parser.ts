@@ -182,15 +182,8 @@ function pointAt(text: string, index: number): { row: number; column: number } {
   return { row, column: index - lineStart };
 }
 
-/**
- * Parses `text` reusing the tree of an earlier version of the same document: the one region
- * that differs is found by comparing the two texts, the old tree is told of the edit, and
- * tree-sitter re-parses only what the edit touched. The caller deletes both trees.
- */
-export function parsePythonIncremental(text: string, previous: { text: string; tree: Tree }): Tree {
-  checkSize(text);
-  const a = cleanSource(previous.text);
-  const b = cleanSource(text);
+/** The first index where `a` and `b` differ, and where each ends once the end they share is left out. */
+export function differing(a: string, b: string): { start: number; endA: number; endB: number } {
   let start = 0;
   const max = Math.min(a.length, b.length);
   while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
@@ -200,6 +193,21 @@ export function parsePythonIncremental(text: string, previous: { text: string; t
     endA--;
     endB--;
   }
+  return { start, endA, endB };
+}
+
+/**
+ * Parses `text` reusing the tree of an earlier version of the same document: the one region
+ * that differs is found by comparing the two texts, the old tree is told of the edit, and
+ * tree-sitter re-parses only what the edit touched. The caller deletes both trees.
+ */
+export function parsePythonIncremental(text: string, previous: { text: string; tree: Tree }): Tree {
+  checkSize(text);
+  const a = cleanSource(previous.text);
+  const b = cleanSource(text);
+  const diff = differing(a, b);
+  const { endA, endB } = diff;
+  let start = diff.start;
   // The edit is said to start at the last line with code before it: text typed on a blank line
   // after an indented block changes where the block ends, and tree-sitter re-uses far less of the
   // old tree when that line is not part of the edit (the result is the same either way).

@@ -1329,12 +1329,18 @@ class FileCheck {
         return;
       }
     }
-    if (this.opts.projectPending && (resolved.superOf || (resolved.receivers ?? (resolved.receiver ? [resolved.receiver] : [])).some((r) => r.declared))) {
+    const receivers = resolved.receivers ?? (resolved.receiver ? [resolved.receiver] : []);
+    /** How a method another class may supply binds this call (undefined: cannot tell). */
+    const bindKey = (access: Access) => (v: Value): string | undefined => {
+      const s2 = this.checker.callables.specOf(v, access);
+      return s2.kind === 'known' ? outcomeKey(bindAlternatives(s2, parsed.args)) : undefined;
+    };
+    if (this.opts.projectPending && (resolved.superOf || receivers.some((r) => r.declared))) {
       // overrides in the project's other files are not known yet
       this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
       return;
     }
-    for (const receiver of resolved.receivers ?? (resolved.receiver ? [resolved.receiver] : [])) {
+    for (const receiver of receivers) {
       if (!receiver.declared || !resolved.method) continue;
       // the runtime class may be a subclass: every override must bind the call the same way
       const why = this.checker.receivers.dispatch(
@@ -1342,10 +1348,7 @@ class FileCheck {
         receiver.summary,
         resolved.method,
         expected,
-        (v) => {
-          const s2 = this.checker.callables.specOf(v, 'instance');
-          return s2.kind === 'known' ? outcomeKey(bindAlternatives(s2, parsed.args)) : undefined;
-        },
+        bindKey('instance'),
         this.fileClasses(),
         !this.isUser(receiver.summary),
       );
@@ -1356,16 +1359,12 @@ class FileCheck {
     }
     if (resolved.superOf) {
       // in a subclass that mixes in other bases, super() may reach another class's method
-      const access: Access = resolved.superOf.method === '__new__' ? 'class' : 'instance';
       const why = this.checker.receivers.superDispatch(
         resolved.superOf.cls,
         this.summary,
         resolved.superOf.method,
-        outcomeKey(results),
-        (v) => {
-          const s2 = this.checker.callables.specOf(v, access);
-          return s2.kind === 'known' ? outcomeKey(bindAlternatives(s2, parsed.args)) : undefined;
-        },
+        expected,
+        bindKey(resolved.superOf.method === '__new__' ? 'class' : 'instance'),
         this.fileClasses(),
         !this.isUser(this.summary),
       );

@@ -5,7 +5,7 @@
  * is set aside: replaced by `pass` and blank lines, so that every other statement parses as it
  * would without it and keeps its exact position. Nothing inside a broken statement is reported.
  */
-import { parsePython, parsePythonIncremental, type Node, type Tree } from '../parser';
+import { differing, parsePython, parsePythonIncremental, type Node, type Tree } from '../parser';
 
 const MAX_ROUNDS = 12;
 
@@ -279,20 +279,6 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
     tree = parsePython(current);
   }
   return { tree, text: current, broken, movedUp };
-}
-
-/** The first index where `a` and `b` differ, and how many characters at their ends they share after it. */
-function differing(a: string, b: string): { start: number; endA: number; endB: number } {
-  let start = 0;
-  const max = Math.min(a.length, b.length);
-  while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
-  let endA = a.length;
-  let endB = b.length;
-  while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
-    endA--;
-    endB--;
-  }
-  return { start, endA, endB };
 }
 
 function rowOf(text: string, index: number): number {

@@ -13,7 +13,7 @@ import type { ClassInfo, FunctionInfo, ModuleSummary } from '../index/summary';
 import { dotted, type Expr } from '../syntax';
 import { sameEntry, type Callables } from './callables';
 import { baseNames } from '../index/indexEntries';
-import { USER_FILE_MODULE, type Program, type Value } from './program';
+import { type ClassRecord, USER_FILE_MODULE, type Program, type Value } from './program';
 
 export type Instance = Extract<Value, { kind: 'instance' }>;
 type Unknown = Extract<Value, { kind: 'unknown' }>;
@@ -439,14 +439,9 @@ export class Receivers {
     const candidates: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
     for (const u of userClasses) if (u.cls !== cls && u.cls.members.has(method)) candidates.push(u);
     if (inTarget) {
-      const subs = this.program.possibleSubclasses(cls.name);
-      if (!subs) return 'the target is not indexed yet, so overrides in its subclasses are unknown';
-      for (const r of subs) {
-        if (!r.methods.includes(method) || r.qualname === cls.qualname) continue;
-        const found = this.program.classByQualname(r.module, r.qualname);
-        if (!found) return `${r.qualname} cannot be read`;
-        candidates.push(found);
-      }
+      const subs = this.targetSubclasses(cls, 'overrides in its subclasses are unknown', (r) => r.methods.includes(method) && r.qualname !== cls.qualname);
+      if (typeof subs === 'string') return subs;
+      candidates.push(...subs);
     }
     // the user's classes that may derive from it by the names their bases mention (their modules
     // may be ones the engine cannot resolve): an over-estimate, as for the target's
@@ -491,14 +486,9 @@ export class Receivers {
     const byName = this.derivedByName(cls, userClasses);
     for (const u of userClasses) if (u.cls !== cls) candidates.push({ ...u, byName: byName.has(u.cls.name) });
     if (inTarget) {
-      const subs = this.program.possibleSubclasses(cls.name);
-      if (!subs) return 'the target is not indexed yet, so its subclasses are unknown';
-      for (const r of subs) {
-        if (r.qualname === cls.qualname && r.module === cls.module) continue;
-        const found = this.program.classByQualname(r.module, r.qualname);
-        if (!found) return `${r.qualname} cannot be read`;
-        candidates.push(found);
-      }
+      const subs = this.targetSubclasses(cls, 'its subclasses are unknown', (r) => !(r.qualname === cls.qualname && r.module === cls.module));
+      if (typeof subs === 'string') return subs;
+      candidates.push(...subs);
     }
     for (const c of candidates) {
       if (c.cls === cls) continue;
@@ -516,6 +506,23 @@ export class Receivers {
       if (key === undefined || key !== expected) return `in ${shownName(c.cls)}, super() after ${cls.name} reaches another ${method}`;
     }
     return undefined;
+  }
+
+  /**
+   * The target's classes that may derive from `cls` (by the names their bases mention, from the
+   * full index) and that `keep` keeps, read; or the reason they cannot be known.
+   */
+  private targetSubclasses(cls: ClassInfo, unknownWhat: string, keep: (r: ClassRecord) => boolean): Array<{ cls: ClassInfo; summary: ModuleSummary }> | string {
+    const subs = this.program.possibleSubclasses(cls.name);
+    if (!subs) return `the target is not indexed yet, so ${unknownWhat}`;
+    const out: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
+    for (const r of subs) {
+      if (!keep(r)) continue;
+      const found = this.program.classByQualname(r.module, r.qualname);
+      if (!found) return `${r.qualname} cannot be read`;
+      out.push(found);
+    }
+    return out;
   }
 
   /** The names of the user's classes that may derive from `cls` by the names their bases mention (an over-estimate). */
