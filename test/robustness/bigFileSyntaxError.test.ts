@@ -185,4 +185,39 @@ describe('a syntax error in a 100,000-line file', () => {
       tree.delete();
     }
   });
+  it('valid code that indentation reads as a bracket left open is set aside with the region as by the whole text (fuzz seed 1754559906)', async () => {
+    const dir = tempDir('bigsyntax-dedent');
+    dirs.push(dir);
+    fs.mkdirSync(path.join(dir, 'lib'));
+    fs.writeFileSync(path.join(dir, 'lib', '__init__.py'), 'def f(a, b):\n    return a\n\ndef g(a, b):\n    return a\n');
+    const user = tempDir('bigsyntax-dedent-user');
+    dirs.push(user);
+    const file = path.join(user, 'dedent.py');
+    // valid Python: a line inside the brackets of f(...) indented less than the statement
+    const text = 'import os\nfrom lib import f\nfrom lib import g\n\nA = 1\nB = 2\nD = 3\n\n\nclass C:\n    def m(self, x):\n        y = f(\n            x,\n      x)\n        return g(y)\n';
+    // an import line broken far above it
+    const typed = text.replace('from lib import g', 'from lib.25  # more import g');
+    const keys = (e: Engine, t: string): string[] => e.check(t, file).findings.map((x) => `${x.range.start.line + 1}:${x.code}:${x.param ?? ''}`);
+    const incremental = await Engine.open({ targets: [dir], incremental: true });
+    assert.deepEqual(keys(incremental, text), ['15:missing-argument:b']);
+    const fresh = await Engine.open({ targets: [dir] });
+    const want = keys(fresh, typed);
+    assert.deepEqual(keys(incremental, typed), want);
+    // the unit behind it: the region (when it is used) gives the text the whole recovery gives
+    await initParser();
+    const tree = parsePython(text);
+    try {
+      const whole = parseRecovering(typed);
+      const region = recoverRegion(typed, { text, tree }, { text, broken: [] });
+      try {
+        assert.ok(whole.broken.some(([a]) => a === 11), `the whole text sets aside the call with the dedented line: ${JSON.stringify(whole.broken)}`);
+        if (region) assert.equal(region.text, whole.text);
+      } finally {
+        region?.tree.delete();
+        whole.tree.delete();
+      }
+    } finally {
+      tree.delete();
+    }
+  });
 });

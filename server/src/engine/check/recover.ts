@@ -145,15 +145,17 @@ export interface Recovered {
 /**
  * Parses `text`, setting broken statements aside when it has syntax errors. `raw` is a tree of
  * exactly `text` (an incremental parse kept by the caller); `lastChecked` an error-free tree of a
- * text checked before (of the same file), to re-parse from. Neither is deleted here.
+ * text checked before (of the same file), to re-parse from. Neither is deleted here. With
+ * `evenWithoutErrors` the first pass (brackets that indentation says are left open) runs even on a
+ * text without errors, as it does on every statement of a whole text that has one elsewhere.
  */
-export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: string; tree: Tree }): Recovered {
-  if (raw && !raw.rootNode.hasError) return { tree: raw, text, broken: [] };
+export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: string; tree: Tree }, evenWithoutErrors = false): Recovered {
+  if (raw && !raw.rootNode.hasError && !evenWithoutErrors) return { tree: raw, text, broken: [] };
   // with `raw`, its errors say that the text has some; a fresh tree is made only when needed
   let tree: Tree | undefined;
   if (!raw) {
     tree = parsePython(text);
-    if (!tree.rootNode.hasError) return { tree, text, broken: [] };
+    if (!tree.rootNode.hasError && !evenWithoutErrors) return { tree, text, broken: [] };
   }
   const lines = text.split('\n');
   const broken: Array<[number, number]> = [];
@@ -375,8 +377,16 @@ export function recoverRegion(text: string, lastChecked: { text: string; tree: T
     const end = nn ? nn.startPosition.row - 1 : (lastRow ??= rowOf(old, old.length));
     return [Math.min(fn.startPosition.row, a), Math.max(ln.endPosition.row, end, b)];
   };
+  // the whole text's first pass sets aside every statement whose brackets indentation says are
+  // left open, wherever it is (valid code too: a continuation line indented less than its
+  // statement): each such statement is a region as well, so that it is set aside here as there
+  const lastEdited = editLast + delta;
+  const toOld = (r: number, end: boolean): number => (r < editFirst ? r : r > lastEdited ? r - delta : end ? editLast : editFirst);
+  const overClosed = new Set<number>();
+  const unclosed = unclosedStatements(text.split('\n'), overClosed);
+  const flagged = [...unclosed, ...[...overClosed].map((r): [number, number] => [r, r])].map(([a, b]): [number, number] => [toOld(a, false), toOld(b, true)]);
   const regions: Array<[number, number]> = [];
-  for (const [a, b] of [[editFirst, editLast] as [number, number], ...seen.broken]) {
+  for (const [a, b] of [[editFirst, editLast] as [number, number], ...seen.broken, ...flagged]) {
     const r = around(a, b);
     if (!r) return undefined;
     regions.push(r);
@@ -402,8 +412,7 @@ export function recoverRegion(text: string, lastChecked: { text: string; tree: T
   const broken: Array<[number, number]> = [];
   let spliced = '';
   let at = 0;
-  let damaged = false;
-  for (const [a, b] of spans) {
+  const parts = spans.map(([a, b]) => {
     const from = offsets.get(a)!;
     const to = offsets.get(b + 1)!;
     const region = text.slice(from, to);
@@ -413,30 +422,34 @@ export function recoverRegion(text: string, lastChecked: { text: string; tree: T
     // (a bracket left open at the end of the file is no statement ended by the next line)
     const atEnd = to >= text.length;
     const sentinel = atEnd ? '' : `${tail}pass\n`;
-    // a string left open reads on into the rest of the file: only the whole text can say how
-    if (stringOpenAtEnd(region.split('\n'))) return undefined;
-    const probe = parsePython(region + sentinel);
-    let fixed = region;
-    try {
-      if (probe.rootNode.hasError) {
-        damaged = true;
-        const recovered = parseRecovering(region + sentinel, probe);
-        recovered.tree.delete();
+    return { a, b, from, to, region, tail, atEnd, sentinel };
+  });
+  // a string left open reads on into the rest of the file: only the whole text can say how
+  if (parts.some((p) => stringOpenAtEnd(p.region.split('\n')))) return undefined;
+  const probes = parts.map((p) => parsePython(p.region + p.sentinel));
+  try {
+    // the whole text has errors when a region has: its first pass then runs over every statement
+    if (!probes.some((t) => t.rootNode.hasError)) return undefined;
+    for (let i = 0; i < parts.length; i++) {
+      const { a, b, from, to, region, tail, atEnd, sentinel } = parts[i];
+      let fixed = region;
+      if (probes[i].rootNode.hasError || unclosed.some(([x, y]) => x <= b && y >= a) || [...overClosed].some((r) => r >= a && r <= b)) {
+        const recovered = parseRecovering(region + sentinel, probes[i], undefined, true);
+        if (recovered.tree !== probes[i]) recovered.tree.delete();
         const rows = region.split('\n').length - (tail ? 0 : 1);
-        // the line added after the region must have stayed as it was
         // errors that moved up while being set right: the whole text may place them elsewhere
         if (recovered.movedUp) return undefined;
+        // the line added after the region must have stayed as it was
         if (!atEnd && (!recovered.text.endsWith(sentinel) || recovered.broken.some(([, y]) => y >= rows))) return undefined;
         fixed = recovered.text.slice(0, recovered.text.length - sentinel.length);
         for (const [x, y] of recovered.broken) broken.push([x + a, y + a]);
       }
-    } finally {
-      probe.delete();
+      spliced += text.slice(at, from) + fixed;
+      at = to;
     }
-    spliced += text.slice(at, from) + fixed;
-    at = to;
+  } finally {
+    for (const t of probes) t.delete();
   }
-  if (!damaged) return undefined;
   spliced += text.slice(at);
   if (spliced.split('\n').length !== text.split('\n').length) return undefined;
   const copy = lastChecked.tree.copy();
