@@ -148,6 +148,34 @@ function guardedBy(n: Node, re: RegExp): boolean {
   return false;
 }
 
+const HANDLES_TYPE_ERROR = /^TypeError$/;
+
+/** Names that speak of a version: `__version__`, `version_info`, `vllm_version_is`, `Version(...)`. */
+const MENTIONS_VERSION = /version/i;
+
+/**
+ * `n` runs in a branch chosen by a version test (`if vllm_version_is("0.16.0"):`, `if
+ * torch.__version__ >= "2":`, `if sys.version_info >= (3, 12):`, `a if ... version ... else b`):
+ * such code is written for one version only, the installed one or another, and which branch runs
+ * on the target cannot be told from its source. A branch of an if/elif chain is version-tested when
+ * any condition of the chain is; the test reaches into functions and classes defined there.
+ */
+function versionTested(n: Node): boolean {
+  for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
+    if (p.type === 'if_statement') {
+      const cond = p.childForFieldName('condition');
+      if (!cond || cond.id === child.id) continue;
+      const tests = [cond, ...p.namedChildren.filter((c) => c?.type === 'elif_clause').map((c) => c!.childForFieldName('condition'))];
+      if (tests.some((t) => t && MENTIONS_VERSION.test(t.text))) return true;
+    } else if (p.type === 'conditional_expression') {
+      const parts = p.namedChildren.filter((c) => c && c.type !== 'comment');
+      const cond = parts[1];
+      if (cond && cond.id !== child.id && MENTIONS_VERSION.test(cond.text)) return true;
+    }
+  }
+  return false;
+}
+
 /** The import sits under an `if` that tests whether the module is available. */
 function availabilityTested(n: Node, module: string): boolean {
   for (let p: Node | null = n.parent; p; p = p.parent) {
@@ -823,7 +851,8 @@ class FileCheck {
         if (m.decorators.some((d) => /^(staticmethod|classmethod|builtins\.(staticmethod|classmethod))$/.test(d))) return undefined;
         const name = fnScope.node.childForFieldName('name')?.text;
         if (name === '__new__' || name === '__init_subclass__' || name === '__class_getitem__') return undefined;
-        return { kind: 'instance', cls: m.cls, summary: this.summary, declared: true };
+        // `self` is an instance of the class or of a subclass: no annotation that may be broken says so
+        return { kind: 'instance', cls: m.cls, summary: this.summary, declared: true, self: true };
       }
     }
     if (!b.annotation) return undefined;
@@ -992,7 +1021,8 @@ class FileCheck {
 
   private checkImport(node: Node): void {
     if (this.inError || node.hasError || underTypeChecking(node)) return;
-    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR);
+    // an import under a version test is for the version it tests
+    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR) || versionTested(node);
     // `with contextlib.suppress(ImportError):` guards its body as `try: ... except ImportError:` does
     for (let p: Node | null = node.parent; p && !guarded && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
       if (p.type !== 'with_statement') continue;
@@ -1165,7 +1195,7 @@ class FileCheck {
       });
       return;
     }
-    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR)) return;
+    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || versionTested(node)) return;
     const s = this.program.summary(base.name);
     this.findings.push({
       file: this.opts.file,
@@ -1351,6 +1381,7 @@ class FileCheck {
         bindKey('instance'),
         this.fileClasses(),
         !this.isUser(receiver.summary),
+        !receiver.self,
       );
       if (why) {
         this.unknownCall(call, nameNode, spec.qualname, why);
@@ -1372,6 +1403,15 @@ class FileCheck {
         this.unknownCall(call, nameNode, spec.qualname, why);
         return;
       }
+    }
+    // code written for another version, or made to fail softly, is no break of this one
+    if (versionTested(call)) {
+      this.unknownCall(call, nameNode, spec.qualname, 'it runs under a version test: which branch runs depends on the version installed');
+      return;
+    }
+    if (guardedBy(call, HANDLES_TYPE_ERROR)) {
+      this.unknownCall(call, nameNode, spec.qualname, 'it runs in a try whose except catches TypeError, the error of a call that does not bind');
+      return;
     }
     this.callsChecked++;
     const first = spec.alternatives[0][spec.alternatives[0].length - 1];

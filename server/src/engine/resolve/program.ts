@@ -25,7 +25,7 @@ export type Value =
    * An instance of exactly this class (`x = C(...)`), or with `declared` of this class or any
    * subclass of it (an annotation, `self`).
    */
-  | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary; declared?: boolean }
+  | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary; declared?: boolean; self?: boolean }
   | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo }
   /** A library object known by name (see specials.ts). */
   | { kind: 'special'; name: string }

@@ -425,6 +425,10 @@ export class Receivers {
    * every override of `method` that the engine knows of (the target's subclasses, from its full
    * index, and the user's classes given) binds the call the same way. `bindKey` says how a method
    * value binds the call (undefined: cannot tell). Returns the reason to stay unknown, or undefined.
+   * An annotation is not enforced: the user's code may store there an object of its own class that
+   * only has the method (duck typing: a plug-in's builder kept where the library annotates its
+   * base class), so unless the receiver is `self` (`annotated` false), the user's classes that
+   * define the method count too, subclasses or not.
    */
   dispatch(
     cls: ClassInfo,
@@ -434,6 +438,7 @@ export class Receivers {
     bindKey: (v: Value) => string | undefined,
     userClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }>,
     inTarget: boolean,
+    annotated = true,
   ): string | undefined {
     if (this.isInterface(cls, summary)) return `${cls.name} is a Protocol`;
     const candidates: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
@@ -451,13 +456,15 @@ export class Receivers {
       const mro = this.callables.mro(c.cls, c.summary);
       const userByName = userClasses.includes(c) && byName.has(c.cls.name);
       const derives = userByName || !mro || mro.some((e) => e.kind === 'unknown' || (e.kind === 'class' && (e.cls === cls || (e.cls.qualname === cls.qualname && e.cls.line === cls.line))));
-      if (!derives) continue;
+      if (!derives && !(annotated && userClasses.includes(c))) continue;
       const own = c.cls.members.get(method);
       if (!own) continue;
       const v = this.program.classMember(c.cls, c.summary, method);
       if (!v) continue;
       const key = bindKey(v);
-      if (key === undefined || key !== expected) return `${shownName(c.cls)}.${method} overrides it and binds the call differently`;
+      if (key === undefined || key !== expected) {
+        return derives ? `${shownName(c.cls)}.${method} overrides it and binds the call differently` : `it may hold a ${shownName(c.cls)} (annotations are not enforced), whose ${method} binds the call differently`;
+      }
     }
     return undefined;
   }

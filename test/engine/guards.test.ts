@@ -1,0 +1,137 @@
+/**
+ * Code that says it may not fit the installed version: branches chosen by a version test, calls
+ * inside `try ... except TypeError`, and values whose annotation the user's own classes may not
+ * honour (duck typing). Found on a real plug-in checked against the library version it supports:
+ * its `else` branches, written for the next version, and its own builders stored where the
+ * library annotates its base class, gave false errors.
+ */
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Engine, type CheckResult } from '../../server/src/engine';
+import { tempTree } from '../helpers';
+
+const LIB = {
+  'lib/__init__.py': '__version__ = "2.0"\n',
+  'lib/engine.py': [
+    'class Builder:',
+    '    def build(self, prefix_len: int, metadata: dict) -> dict:',
+    '        return metadata',
+    '',
+    'class Group:',
+    '    def __init__(self, builders: list[Builder]):',
+    '        self.builders = builders',
+    '',
+    '    def builder(self) -> Builder:',
+    '        return self.builders[0]',
+    '',
+    'def start(config, block_size):',
+    '    return config',
+    '',
+  ].join('\n'),
+};
+
+function lines(r: CheckResult): string[] {
+  return r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort();
+}
+
+function callOn(r: CheckResult, line: number): { status: string; reason?: string } {
+  const c = r.calls.find((x) => x.range.start.line + 1 === line);
+  assert.ok(c, `a call on line ${line}`);
+  return { status: c.status ?? 'checked', reason: c.unknownReason };
+}
+
+describe('code that may not run on the installed version', () => {
+  it('a branch chosen by a version test reports nothing and leaves its calls unknown; code outside it is checked', async () => {
+    const dir = tempTree(LIB);
+    const engine = await Engine.open({ targets: [dir] });
+    const user = [
+      'import lib', // 1
+      'from lib.engine import start', // 2
+      'from myproject.utils import lib_version_is', // 3
+      'if lib_version_is("2.0"):', // 4
+      '    from lib.engine import Group', // 5
+      'else:', // 6
+      '    from lib.layers import Group', // 7
+      'def run(config):', // 8
+      '    if lib_version_is("1.0"):', // 9
+      '        start(config)', // 10
+      '    elif lib.__version__ >= "3":', // 11
+      '        start(config, 16, extra=1)', // 12
+      '    else:', // 13
+      '        start(config, 16)', // 14
+      '    x = start(config) if lib.__version__ < "2" else None', // 15
+      '    start(config)', // 16
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    // only the call outside every version test
+    assert.deepEqual(lines(r), ['16:missing-argument']);
+    for (const line of [10, 12, 14, 15]) {
+      const c = callOn(r, line);
+      assert.equal(c.status, 'unknown', `line ${line}`);
+      assert.match(c.reason ?? '', /version test/);
+    }
+    assert.equal(callOn(r, 16).status, 'checked');
+    // the same branches under a test of anything else are checked as usual
+    const plain = engine.check(user.replace(/lib_version_is/g, 'feature_on').replace(/lib\.__version__/g, 'config.level'), 'user.py');
+    assert.deepEqual(lines(plain), ['10:missing-argument', '12:unexpected-keyword', '15:missing-argument', '16:missing-argument', '7:unknown-module']);
+  });
+
+  it('a call inside try ... except TypeError is left unknown; except of another error does not guard it', async () => {
+    const dir = tempTree(LIB);
+    const engine = await Engine.open({ targets: [dir] });
+    const user = [
+      'from lib.engine import start', // 1
+      'def run(config):', // 2
+      '    try:', // 3
+      '        start(config, 16, extra=1)', // 4
+      '    except TypeError:', // 5
+      '        start(config, 16)', // 6
+      '    try:', // 7
+      '        start(config)', // 8
+      '    except (ValueError, KeyError):', // 9
+      '        pass', // 10
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['8:missing-argument']);
+    assert.equal(callOn(r, 4).status, 'unknown');
+    assert.match(callOn(r, 4).reason ?? '', /TypeError/);
+    assert.equal(callOn(r, 6).status, 'checked');
+  });
+
+  it("a value annotated with a library class may hold the user's own class that only has the method (duck typing)", async () => {
+    const dir = tempTree(LIB);
+    const runner = [
+      'from lib.engine import Group', // 1
+      'def step(group: Group, n):', // 2
+      '    b = group.builder()', // 3
+      '    return b.build(prefix_len=n, metadata={}, model=None)', // 4
+      '',
+    ].join('\n');
+    const own = [
+      'class MyBuilder:', // not a subclass of lib's Builder
+      '    def build(self, prefix_len, metadata, model=None):',
+      '        return metadata',
+      '',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [dir] });
+    // alone, the call passes a keyword lib's Builder.build does not take
+    assert.deepEqual(lines(engine.check(runner, 'runner.py')), ['4:unexpected-keyword']);
+    // with the project's class that takes it, the value may be one of those: unknown, and why
+    engine.addProjectFiles([
+      { file: 'runner.py', text: runner },
+      { file: 'builders.py', text: own },
+    ]);
+    const r = engine.check(runner, 'runner.py');
+    assert.deepEqual(lines(r), []);
+    assert.equal(callOn(r, 4).status, 'unknown');
+    assert.match(callOn(r, 4).reason ?? '', /MyBuilder .*annotations are not enforced/);
+    // a user class whose method binds the call alike changes nothing: still checked (and wrong)
+    const alike = engine;
+    alike.addProjectFiles([{ file: 'builders.py', text: own.replace(', model=None', '') }]);
+    const r2 = alike.check(runner, 'runner.py');
+    assert.deepEqual(lines(r2), ['4:unexpected-keyword']);
+    assert.equal(callOn(r2, 4).status, 'checked');
+  });
+});
