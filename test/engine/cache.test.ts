@@ -83,6 +83,31 @@ describe('the summary cache', () => {
     assert.equal(reader.filesRead.size, 2);
   });
 
+  it('a run whose cache file another run replaced saves what it can, keeping theirs', async () => {
+    await initParser();
+    const target = tempTree(LIB);
+    const dir = tempTree({});
+    const first = program(target, dir);
+    for (const m of ['lib.a', 'lib.b']) first.summary(m);
+    first.cache!.save();
+    const reader = program(target, dir);
+    assert.ok(reader.summary('lib.a')); // from the file: its summary stays there, not in memory
+    assert.equal(reader.fromCache, 1);
+    // another run (two CI jobs on one machine) saves the same file meanwhile
+    const other = program(target, dir);
+    other.summary('lib.c');
+    other.cache!.save();
+    reader.summary('lib');
+    const errors: string[] = [];
+    reader.cache!.onError = (msg) => errors.push(msg);
+    reader.cache!.save();
+    assert.deepEqual(errors, []);
+    const after = program(target, dir);
+    for (const m of ['lib', 'lib.a', 'lib.b', 'lib.c']) assert.ok(after.summary(m), m);
+    assert.equal(after.fromCache, 4);
+    assert.equal(after.filesRead.size, 0);
+  });
+
   it('a corrupt summary in the file is a miss, not an unreadable module', async () => {
     await initParser();
     const target = tempTree(LIB);

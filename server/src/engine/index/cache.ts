@@ -277,10 +277,17 @@ class RootCache {
       /** Every entry to write, with where its summary comes from. */
       const scratch = { buf: Buffer.allocUnsafe(256 * 1024) };
       const plan: Array<{ rel: string; e: Entry; read: () => Buffer | undefined }> = [];
-      for (const [rel, e] of this.entries) plan.push({ rel, e, read: () => this.bytes(e, sourceFd, scratch) });
+      const planned = new Set<string>();
+      for (const [rel, e] of this.entries) {
+        // a summary that lay in the file another process replaced is gone with it: theirs is
+        // taken instead when they have one, else it is summarised again next time
+        if (e.s === undefined && !e.pending && sourceFd === undefined) continue;
+        plan.push({ rel, e, read: () => this.bytes(e, sourceFd, scratch) });
+        planned.add(rel);
+      }
       if (theirs) {
         const tfd = theirsFd!;
-        for (const [rel, e] of theirs.entries) if (!this.entries.has(rel)) plan.push({ rel, e, read: () => readAt(tfd, theirs.source.bodyStart + e.at!, e.len!, scratch) });
+        for (const [rel, e] of theirs.entries) if (!planned.has(rel)) plan.push({ rel, e, read: () => readAt(tfd, theirs.source.bodyStart + e.at!, e.len!, scratch) });
       }
       // the index first: every summary's length is known without reading it
       const index: Record<string, [string, string, number, number]> = {};
