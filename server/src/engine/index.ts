@@ -3,7 +3,7 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, releaseRoot, USER_MODULE } from './check/check';
+import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, patchedNames, releaseRoot, USER_MODULE } from './check/check';
 import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, initParser, parsePython, parsePythonIncremental, parserGeneration, type Tree } from './parser';
@@ -94,6 +94,12 @@ export class Engine {
       this.crossVersion = {
         baselineHasModule: (name) => program.findModule(name) !== null,
         movedName: (module, name) => this.movedName(module, name),
+        baselineClassHas: (module, qualname, attr) => {
+          const c = program.classByQualname(module, qualname);
+          const mro = c && this.baseline!.checker.callables.mro(c.cls, c.summary);
+          const e = mro?.find((x) => x.kind === 'class' && (x.cls.members.has(attr) || x.cls.attrAssigns.has(attr) || x.cls.fields.some((f) => f.name === attr)));
+          return e?.kind === 'class' ? e.cls.name : undefined;
+        },
       };
     }
   }
@@ -182,7 +188,7 @@ export class Engine {
       const projectPending = this.projectPending || undefined;
       // results that looked at the project's classes are as old as those classes
       const project = `${this.projectEpoch}:${this.projectPending}`;
-      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending });
+      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending, projectPatched: this.projectPatched });
       if (this.baseline) {
         const base = yield* this.baseline.checker.checkTreeSteps(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending });
         explainAgainstBaseline(result, base, file);
@@ -223,20 +229,23 @@ export class Engine {
     for (const m of this.memos.values()) m.checked = m.seen = undefined;
   }
 
-  /** The classes `addProjectFiles` read, to hand to another engine checking the same project. */
-  projectClassList(): Array<{ cls: ClassInfo; summary: ModuleSummary }> {
-    return this.projectClasses;
+  /** What `addProjectFiles` read (classes, patched names), to hand to another engine checking the same project. */
+  projectClassList(): { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[] } {
+    return { classes: this.projectClasses, patched: [...this.projectPatched] };
   }
 
-  /** Takes the classes another engine's `addProjectFiles` read (in place of reading the files). */
-  useProjectClasses(classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>): void {
-    this.projectClasses = classes;
+  /** Takes what another engine's `addProjectFiles` read (in place of reading the files). */
+  useProjectClasses(read: { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[] }): void {
+    this.projectClasses = read.classes;
+    this.projectPatched = new Set(read.patched);
   }
 
   /** The classes of every file of the project being checked (see `setProjectFiles`). */
   private projectClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
   /** Per project file: its classes, and a key of what dispatch reads of them. */
-  private readonly projectFiles = new Map<string, { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; shape: string }>();
+  private readonly projectFiles = new Map<string, { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; shape: string; patched: string[] }>();
+  /** Attribute names the project's files set on objects from outside (see `patchedNames`). */
+  private projectPatched = new Set<string>();
   /** Grows when the project's classes change in a way dispatch can see. */
   private projectEpoch = 0;
   /**
@@ -264,6 +273,7 @@ export class Engine {
     for (const { file, text } of files) {
       const before = this.projectFiles.get(file);
       let classes: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
+      const patched = text === undefined ? [] : patchedNames(text);
       if (text !== undefined) {
         try {
           const s = summarizeModule(text, USER_MODULE, false, file);
@@ -276,21 +286,22 @@ export class Engine {
           classes = [];
         }
       }
-      if (text === undefined || classes.length === 0) {
+      if (text === undefined || (classes.length === 0 && patched.length === 0)) {
         if (before) {
           this.projectFiles.delete(file);
           changed = true;
         }
         continue;
       }
-      const shape = JSON.stringify(classes.map(({ cls }) => [cls.qualname, cls.bases, cls.keywords, cls.decorators, [...cls.members], cls.fields, [...cls.attrAssigns], [...cls.instanceAttrs]]));
+      const shape = JSON.stringify([classes.map(({ cls }) => [cls.qualname, cls.bases, cls.keywords, cls.decorators, [...cls.members], cls.fields, [...cls.attrAssigns], [...cls.instanceAttrs]]), patched]);
       if (before?.shape === shape) continue;
-      this.projectFiles.set(file, { classes, shape });
+      this.projectFiles.set(file, { classes, shape, patched });
       changed = true;
     }
     if (!changed) return false;
     this.projectEpoch++;
     this.projectClasses = [...this.projectFiles.values()].flatMap((f) => f.classes);
+    this.projectPatched = new Set([...this.projectFiles.values()].flatMap((f) => f.patched));
     return true;
   }
 

@@ -51,6 +51,8 @@ export interface CheckOptions {
   projectClasses?: Array<{ cls: ClassInfo; summary: ModuleSummary }>;
   /** The project's files are still being read: a call that depends on overrides elsewhere stays unknown. */
   projectPending?: boolean;
+  /** Attribute names the project's other files set on objects from outside (`C.m = f`, `setattr(C, "m", f)`). */
+  projectPatched?: ReadonlySet<string>;
 }
 
 /** Questions about the baseline (and moves within the target) that import checks ask. */
@@ -59,6 +61,8 @@ export interface CrossVersion {
   baselineHasModule(name: string): boolean;
   /** The baseline's `module.name` is a def or class, and the target defines it, uniquely, in this other module. */
   movedName(module: string, name: string): string | undefined;
+  /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr`, by name. */
+  baselineClassHas?(module: string, qualname: string, attr: string): string | undefined;
 }
 
 /** A method of a user class that overrides a target class's method. */
@@ -87,6 +91,17 @@ export interface CheckResult {
   /** Units (top-level statements, class headers and class body statements) whose results were taken over from the previous check of the file. */
   reused?: number;
   timing?: CheckTiming;
+}
+
+/**
+ * Attribute names a text sets on objects other than `self` and `cls` (`Scheduler.step = step`,
+ * `setattr(obj, "step", f)`): a method a class lacks may be given to it so (a compatibility patch).
+ */
+export function patchedNames(text: string): string[] {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) if (!/^(self|cls)$/.test(m[1])) out.add(m[2]);
+  for (const m of text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)) out.add(m[1]);
+  return [...out].sort();
 }
 
 export class CancelledError extends Error {
@@ -450,7 +465,15 @@ class FileCheck {
       this.opts.moduleName ? fingerprintOf(this.summary.bindings) : '',
       // `global x` anywhere in the file changes what a module-level `x = C(...)` is taken for
       (this.shared.text.match(/\bglobal\s[^\n]*/g) ?? []).join('\n'),
+      // names the file patches onto classes decide whether a method the target lost is reported
+      this.opts.crossVersion ? this.patched().join(' ') : '',
     ].join('\n');
+  }
+
+  private patchedHere?: string[];
+
+  private patched(): string[] {
+    return (this.patchedHere ??= patchedNames(this.shared.text));
   }
 
   private unitsMs = 0;
@@ -1212,7 +1235,7 @@ class FileCheck {
 
   // ---- calls ----
 
-  private calleeSpec(fn: Node, scope: Scope): Resolved | { untraced: string } | undefined {
+  private calleeSpec(fn: Node, scope: Scope): Resolved | { untraced: string; absent?: { inst: Instance; attr: string } } | undefined {
     // super().name(...) inside a method of a module-level class
     if (fn.type === 'attribute') {
       const obj = fn.childForFieldName('object');
@@ -1228,7 +1251,7 @@ class FileCheck {
       if (base.kind === 'instance') {
         const v = this.checker.receivers.member(base, attr);
         // the user's own classes that derive from nothing in the target are not audited
-        if (v.kind === 'unknown') return this.targetish(base) ? { untraced: v.reason } : undefined;
+        if (v.kind === 'unknown') return this.targetish(base) ? { untraced: v.reason, absent: v.absent ? { inst: base, attr } : undefined } : undefined;
         return { spec: this.checker.callables.specOf(v, 'instance'), value: v, receiver: base, method: attr };
       }
       if (isInstanceUnion(base)) {
@@ -1258,6 +1281,50 @@ class FileCheck {
       return { spec: this.checker.callables.specOf(v, 'plain'), value: v };
     }
     return undefined;
+  }
+
+  /**
+   * `r.m(...)` where every class of r's MRO is seen in the target and none defines, assigns or
+   * serves `m`, while the baseline's class had it: the method was removed, and the call raises
+   * AttributeError. Reported only with a baseline (the evidence that the code relied on it), never
+   * under a version test or an AttributeError / hasattr guard, never when this file or the
+   * project sets such an attribute from outside (a compatibility patch), and, when r may be a
+   * subclass, only if no known subclass defines it. Returns whether it was reported.
+   */
+  private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string): boolean {
+    const cv = this.opts.crossVersion;
+    if (!cv?.baselineClassHas || this.opts.moduleName) return false;
+    if (versionTested(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR)) return false;
+    if (this.patched().includes(attr) || this.opts.projectPatched?.has(attr)) return false;
+    const mro = this.checker.callables.mro(inst.cls, inst.summary);
+    if (!mro) return false;
+    let had: { cls: ClassInfo; summary: ModuleSummary; definer: string } | undefined;
+    for (const e of mro) {
+      const definer = e.kind === 'class' && !this.isUser(e.summary) ? cv.baselineClassHas(e.cls.module, e.cls.qualname, attr) : undefined;
+      if (e.kind === 'class' && definer) {
+        had = { cls: e.cls, summary: e.summary, definer };
+        break;
+      }
+    }
+    if (!had) return false;
+    // a subclass the value may be (or, for an annotation, a class of the user's with the method) may define it
+    if (inst.declared && this.checker.receivers.dispatch(inst.cls, inst.summary, attr, '', () => undefined, this.fileClasses(), !this.isUser(inst.summary), !inst.self)) return false;
+    this.callsChecked++;
+    this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: `${had.cls.qualname}.${attr}`, signatures: [], definition: null });
+    this.findings.push({
+      file: this.opts.file,
+      range: rangeOf(nameNode),
+      severity: 'error',
+      code: 'unknown-attribute',
+      message: `'${inst.cls.name}' object has no attribute '${attr}' in the target: no class along its MRO defines it, while the baseline's ${had.definer} has it`,
+      change: `\`${had.definer}.${attr}\` was removed`,
+      callee: `${had.cls.qualname}.${attr}`,
+      param: null,
+      fixes: [],
+      definition: { file: had.summary.file, line: had.cls.line },
+      call: rangeOf(call),
+    });
+    return true;
   }
 
   private unknownCall(call: Node, nameNode: Node, callee: string, reason: string): void {
@@ -1335,6 +1402,7 @@ class FileCheck {
     if (!resolved) return;
     const nameNode = fn.type === 'attribute' ? fn.childForFieldName('attribute') ?? fn : fn.type === 'subscript' ? fn.childForFieldName('value') ?? fn : fn;
     if ('untraced' in resolved) {
+      if (resolved.absent && this.removedMember(call, nameNode, resolved.absent.inst, resolved.absent.attr)) return;
       this.callsUntraced++;
       this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: fn.text, signatures: [], definition: null, status: 'untraced', unknownReason: resolved.untraced });
       return;

@@ -42,7 +42,7 @@ export type Value =
    * `outside`: the trail left the target (a compiled module, a package that is not there);
    * `target`: the value certainly comes from the target (a method call on it is untraced).
    */
-  | { kind: 'unknown'; reason: string; outside?: boolean; target?: boolean }
+  | { kind: 'unknown'; reason: string; outside?: boolean; target?: boolean; absent?: boolean }
   /** The module certainly lacks the name. */
   | { kind: 'missing'; module: string; name: string };
 

@@ -315,7 +315,12 @@ export class Receivers {
       // nothing in the target defines it: it comes from a class outside the target (or nowhere)
       return { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` };
     }
-    if (!assigned) return this.fieldValue(classes, attr, inst);
+    if (!assigned) {
+      const v = this.fieldValue(classes, attr, inst);
+      // every class of the MRO is seen, and none defines, assigns or serves (`__getattr__`) it
+      if (v.kind === 'unknown' && !owner && !opaque && !classes.some((c) => c.cls.fields.some((f) => f.name === attr) || c.cls.members.has('__getattr__'))) return { ...v, absent: true };
+      return v;
+    }
     if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
     const results: Value[] = [];
     for (const c of classes) {

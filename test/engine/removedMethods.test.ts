@@ -1,0 +1,137 @@
+/**
+ * A method the target removed: `r.m(...)` where every class of r's MRO is seen in the target and
+ * none defines, assigns or serves `m`, while the baseline's class had it. The call raises
+ * AttributeError; it is reported only with the baseline's evidence, and never where the code
+ * guards against it or gives the method back itself.
+ */
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Engine, type CheckResult } from '../../server/src/engine';
+import { tempTree } from '../helpers';
+
+const COMMON = {
+  'lib/__init__.py': '',
+  'lib/proxy.py': 'class Proxy:\n    def __getattr__(self, name):\n        return 1\n',
+};
+
+const V1 = {
+  ...COMMON,
+  'lib/manager.py': [
+    'class Base:',
+    '    def create_empty(self):',
+    '        return []',
+    '',
+    'class Manager(Base):',
+    '    def allocate(self, n):',
+    '        return n',
+    '',
+    '    def old_stats(self):',
+    '        return {}',
+    '',
+    'class Special(Manager):',
+    '    pass',
+    '',
+    'def make() -> Manager:',
+    '    return Manager()',
+    '',
+  ].join('\n'),
+};
+
+const V2 = {
+  ...COMMON,
+  'lib/manager.py': [
+    'class Base:',
+    '    pass',
+    '',
+    'class Manager(Base):',
+    '    def allocate(self, n):',
+    '        return n',
+    '',
+    'class Special(Manager):',
+    '    def old_stats(self):',
+    '        return {}',
+    '',
+    'def make() -> Manager:',
+    '    return Manager()',
+    '',
+  ].join('\n'),
+};
+
+const USER = [
+  'from lib.manager import Manager, make', // 1
+  '', // 2
+  'class MyManager(Manager):', // 3
+  '    def step(self):', // 4
+  '        return self.create_empty()', // 5: removed from Base
+  '', // 6
+  'def run():', // 7
+  '    m = Manager()', // 8
+  '    m.create_empty()', // 9: exact instance: removed
+  '    m.old_stats()', // 10: exact Manager: Special is no Manager instance here
+  '    d = make()', // 11
+  '    d.old_stats()', // 12: declared: may be a Special, which has it
+  '    m.never_there()', // 13: the baseline lacks it too: a typo, not a removal
+  '    if hasattr(m, "create_empty"):', // 14
+  '        m.create_empty()', // 15: guarded
+  '    try:', // 16
+  '        m.create_empty()', // 17: guarded
+  '    except AttributeError:', // 18
+  '        pass', // 19
+  '',
+].join('\n');
+
+function lines(r: CheckResult): string[] {
+  return r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort();
+}
+
+describe('methods the target removed', () => {
+  const v1 = tempTree(V1);
+  const v2 = tempTree(V2);
+
+  it('are reported on exact instances and on self, with the baseline as evidence, and nowhere the code guards against them', async () => {
+    const engine = await Engine.open({ targets: [v2], baseline: [v1] });
+    const r = engine.check(USER, 'user.py');
+    assert.deepEqual(lines(r), ['10:unknown-attribute', '5:unknown-attribute', '9:unknown-attribute']);
+    const f = r.findings.find((x) => x.range.start.line === 8)!;
+    assert.match(f.message, /'Manager' object has no attribute 'create_empty'.*baseline's Base has it/);
+    assert.equal(f.change, '`Base.create_empty` was removed');
+    // counted as checked (their binding is decided: they fail)
+    assert.equal(r.calls.find((c) => c.range.start.line === 8)?.status ?? 'checked', 'checked');
+  });
+
+  it('are not reported without a baseline: nothing says the code relied on them', async () => {
+    const engine = await Engine.open({ targets: [v2] });
+    assert.deepEqual(lines(engine.check(USER, 'user.py')), []);
+  });
+
+  it('are not reported when the file or another file of the project gives the method back (a compatibility patch)', async () => {
+    const engine = await Engine.open({ targets: [v2], baseline: [v1] });
+    const patched = USER + 'Manager.create_empty = lambda self: []\n';
+    assert.deepEqual(lines(engine.check(patched, 'user.py')), ['10:unknown-attribute']);
+    const viaSetattr = USER + 'setattr(Manager, "old_stats", lambda self: {})\n';
+    assert.deepEqual(lines(engine.check(viaSetattr, 'user.py')), ['5:unknown-attribute', '9:unknown-attribute']);
+    engine.addProjectFiles([
+      { file: 'user.py', text: USER },
+      { file: 'compat.py', text: 'import lib.manager\nlib.manager.Base.create_empty = lambda self: []\n' },
+    ]);
+    assert.deepEqual(lines(engine.check(USER, 'user.py')), ['10:unknown-attribute']);
+  });
+
+  it('are not reported on a class that serves attributes through __getattr__, or on a subclass of the user that defines it', async () => {
+    const engine = await Engine.open({ targets: [v2], baseline: [v1] });
+    const user = [
+      'from lib.manager import Manager',
+      'class MyManager(Manager):',
+      '    def step(self):',
+      '        return self.create_empty()',
+      'class Mine(MyManager):',
+      '    def create_empty(self):',
+      '        return []',
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), []);
+    const withGetattr = tempTree({ ...V2, 'lib/manager.py': V2['lib/manager.py'].replace('class Base:\n    pass', 'class Base:\n    def __getattr__(self, name):\n        return None') });
+    const e2 = await Engine.open({ targets: [withGetattr], baseline: [v1] });
+    assert.deepEqual(lines(e2.check(USER, 'user.py')), []);
+  });
+});
