@@ -134,4 +134,46 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(r2), ['4:unexpected-keyword']);
     assert.equal(callOn(r2, 4).status, 'checked');
   });
+  it('an except ImportError handler is a fallback for another version: nothing in it is reported', async () => {
+    const dir = tempTree(LIB);
+    const engine = await Engine.open({ targets: [dir] });
+    const user = [
+      'try:', // 1
+      '    from lib.engine import start as go', // 2
+      'except ImportError:', // 3
+      '    from lib.old_engine import start', // 4
+      'def run(config):', // 5
+      '    try:', // 6
+      '        from lib.engine import Group', // 7
+      '    except (ImportError, AttributeError):', // 8
+      '        from lib import Group', // 9
+      '        go(config)', // 10
+      '    go(config)', // 11
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['11:missing-argument']);
+    assert.match(callOn(r, 10).reason ?? '', /except ImportError/);
+    // the same lines under a handler of another error are reported
+    const other = engine.check(user.replace(/ImportError/g, 'KeyError'), 'user.py');
+    assert.deepEqual(lines(other), ['10:missing-argument', '11:missing-argument', '4:unknown-module', '9:unknown-import']);
+  });
+
+  it('a module whose availability the file tests (find_spec) is not reported missing where another function imports it', async () => {
+    const dir = tempTree(LIB);
+    const engine = await Engine.open({ targets: [dir] });
+    const user = [
+      'import importlib.util', // 1
+      'def setup():', // 2
+      '    if importlib.util.find_spec("lib.profiler.wrapper") is None:', // 3
+      '        return None', // 4
+      '    return make()', // 5
+      'def make():', // 6
+      '    from lib.profiler.wrapper import Wrapper', // 7
+      '    return Wrapper()', // 8
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), []);
+    assert.deepEqual(lines(engine.check(user.replace('find_spec("lib.profiler.wrapper")', 'find_spec("other")'), 'user.py')), ['7:unknown-module']);
+  });
 });

@@ -191,6 +191,28 @@ function versionTested(n: Node): boolean {
   return false;
 }
 
+/**
+ * `n` runs in the handler of a `try` that catches ImportError (`try: from new.place import f`
+ * / `except ImportError: from old.place import f`): a fallback for another version, reached only
+ * when the code above it failed to import.
+ */
+function inImportFallback(n: Node): boolean {
+  for (let p: Node | null = n.parent; p; p = p.parent) {
+    if ((p.type !== 'except_clause' && p.type !== 'except_group_clause') || p.parent?.type !== 'try_statement') continue;
+    const caught = p.namedChildren.filter((x) => x && x.type !== 'block' && x.type !== 'comment');
+    const names = caught.flatMap((x) => x!.text.replace(/\bas\s+\w+$/, '').replace(/[()\s]/g, '').split(','));
+    if (names.some((x) => /^(ImportError|ModuleNotFoundError)$/.test(x.split('.').pop() ?? ''))) return true;
+  }
+  return false;
+}
+
+/** Code written for one version only: under a version test, or an ImportError fallback. */
+function otherVersionCode(n: Node): string | undefined {
+  if (versionTested(n)) return 'it runs under a version test: which branch runs depends on the version installed';
+  if (inImportFallback(n)) return 'it runs in an except ImportError handler: a fallback for another version';
+  return undefined;
+}
+
 /** The import sits under an `if` that tests whether the module is available. */
 function availabilityTested(n: Node, module: string): boolean {
   for (let p: Node | null = n.parent; p; p = p.parent) {
@@ -467,10 +489,20 @@ class FileCheck {
       (this.shared.text.match(/\bglobal\s[^\n]*/g) ?? []).join('\n'),
       // names the file patches onto classes decide whether a method the target lost is reported
       this.opts.crossVersion ? this.patched().join(' ') : '',
+      this.testedModules().join(' '),
     ].join('\n');
   }
 
   private patchedHere?: string[];
+  private testedHere?: string[];
+
+  /**
+   * Modules whose availability the file tests somewhere (`importlib.util.find_spec("a.b")`): an
+   * import of one, even in another function, runs where the test said it is there.
+   */
+  private testedModules(): string[] {
+    return (this.testedHere ??= [...new Set([...this.shared.text.matchAll(/\b(?:find_spec|find_loader)\s*\(\s*["']([\w.]+)["']/g)].map((m) => m[1]))].sort());
+  }
 
   private patched(): string[] {
     return (this.patchedHere ??= patchedNames(this.shared.text));
@@ -1045,7 +1077,7 @@ class FileCheck {
   private checkImport(node: Node): void {
     if (this.inError || node.hasError || underTypeChecking(node)) return;
     // an import under a version test is for the version it tests
-    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR) || versionTested(node);
+    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR) || !!otherVersionCode(node);
     // `with contextlib.suppress(ImportError):` guards its body as `try: ... except ImportError:` does
     for (let p: Node | null = node.parent; p && !guarded && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
       if (p.type !== 'with_statement') continue;
@@ -1141,7 +1173,7 @@ class FileCheck {
       if (this.program.findModule(prefix)) continue;
       const parent = this.program.findModule(parts.slice(0, i).join('.'));
       if (!parent || !parent.isPackage || guarded) return false;
-      if (!parent.rel || this.program.isPlaceholderPackage(parent) || GENERATED.test(parts[i]) || availabilityTested(node, prefix)) return false;
+      if (!parent.rel || this.program.isPlaceholderPackage(parent) || GENERATED.test(parts[i]) || availabilityTested(node, prefix) || this.testedModules().some((m) => m === prefix || m.startsWith(`${prefix}.`))) return false;
       // a compiled extension or a folder the build fills: a source checkout lacks it
       if (this.program.buildCreated(prefix)) return false;
       const ps = this.program.summary(parent.name);
@@ -1218,7 +1250,7 @@ class FileCheck {
       });
       return;
     }
-    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || versionTested(node)) return;
+    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || otherVersionCode(node)) return;
     const s = this.program.summary(base.name);
     this.findings.push({
       file: this.opts.file,
@@ -1294,7 +1326,7 @@ class FileCheck {
   private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string): boolean {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineClassHas || this.opts.moduleName) return false;
-    if (versionTested(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR)) return false;
+    if (otherVersionCode(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR)) return false;
     if (this.patched().includes(attr) || this.opts.projectPatched?.has(attr)) return false;
     const mro = this.checker.callables.mro(inst.cls, inst.summary);
     if (!mro) return false;
@@ -1473,8 +1505,9 @@ class FileCheck {
       }
     }
     // code written for another version, or made to fail softly, is no break of this one
-    if (versionTested(call)) {
-      this.unknownCall(call, nameNode, spec.qualname, 'it runs under a version test: which branch runs depends on the version installed');
+    const otherVersion = otherVersionCode(call);
+    if (otherVersion) {
+      this.unknownCall(call, nameNode, spec.qualname, otherVersion);
       return;
     }
     if (guardedBy(call, HANDLES_TYPE_ERROR)) {
