@@ -781,7 +781,7 @@ export class Program {
         summary = hit.summary;
         this.fromCache++;
         this.cachedFiles.add(summary.file);
-      } else if (!user && this.summaryProvider && (summary = this.summaryProvider(name) ?? null)?.name === name) {
+      } else if (this.summaryProvider && (summary = this.summaryProvider(name) ?? null)?.name === name) {
         this.filesRead.add(summary!.file); // read by another thread
         this.provided++;
       } else {
