@@ -3,20 +3,22 @@
  * Whole projects and the cache, from the command line:
  *
  *   node bench/project.js --target PATH [--project DIR] [--file FILE] [--runs N] [--jobs N]
- *                         [--uses DIR --baseline PATH] [--json]
+ *                         [--uses DIR --baseline PATH] [--dist DIR] [--json]
  *
  * Measures (medians over --runs, the variants of each round run one after the other so that the
- * machine's drift hits them alike; wall time and max RSS from /usr/bin/time -v):
+ * machine's drift hits them alike; wall time, CPU time (user + sys of every thread, which the
+ * machine's load does not change) and max RSS from /usr/bin/time -v):
  *   1. `check` of a whole project: cold (--no-cache) on one thread (--jobs 1) and on every core,
  *      then warm (a cache filled by the previous run) on one thread and on every core; the
  *      statistics of every run must agree (they are printed once)
  *   2. `check` of one file (--file): cold (--no-cache) and warm, from a cache that holds the
  *      summaries of every module of the target (filled by `apidrift index`)
- *   3. with --uses and --baseline: `diff --uses DIR` warm
+ *   3. with --uses and --baseline: `diff --uses DIR` warm, on one thread and on every core
  * There is no peer for these here: pyright over a project of this size is a different job (it
  * type-checks everything); bench/run.js measures pyright beside apidrift on one file and a folder.
  *
- * The dist/ bundle is copied to a temporary folder first. Plain Node, CommonJS, no dependencies.
+ * The dist/ bundle (or --dist DIR, e.g. an earlier build) is copied to a temporary folder first.
+ * Plain Node, CommonJS, no dependencies.
  */
 'use strict';
 const fs = require('fs');
@@ -45,6 +47,7 @@ function parseArgs(argv) {
     else if (key === '--baseline') o.baseline = path.resolve(val());
     else if (key === '--runs') o.runs = Number(val());
     else if (key === '--jobs') o.jobs = val();
+    else if (key === '--dist') o.dist = path.resolve(val());
     else if (a === '--json') o.json = true;
     else die(`unknown option ${a}`);
   }
@@ -58,8 +61,11 @@ function run(argv, env) {
   const r = spawnSync(TIME_BIN, ['-v', '-o', out, process.execPath, ...argv], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   let rssKb;
+  let cpuMs;
   try {
-    rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(fs.readFileSync(out, 'utf8'))[1]);
+    const report = fs.readFileSync(out, 'utf8');
+    rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(report)[1]);
+    cpuMs = 1000 * (Number(/User time \(seconds\): ([\d.]+)/.exec(report)[1]) + Number(/System time \(seconds\): ([\d.]+)/.exec(report)[1]));
     fs.unlinkSync(out);
   } catch {
     // no report
@@ -71,7 +77,7 @@ function run(argv, env) {
   } catch {
     // not a check
   }
-  return { ms, rssKb, stats };
+  return { ms, rssKb, cpuMs, stats };
 }
 
 const median = (xs) => {
@@ -85,7 +91,7 @@ function main() {
   const o = parseArgs(process.argv.slice(2));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'apidrift-bench-project-'));
   const dist = path.join(tmp, 'dist');
-  fs.cpSync(path.join(REPO, 'dist'), dist, { recursive: true });
+  fs.cpSync(o.dist ?? path.join(REPO, 'dist'), dist, { recursive: true });
   const cli = path.join(dist, 'cli.js');
   const load0 = os.loadavg();
   const started = Date.now();
@@ -101,13 +107,16 @@ function main() {
     variants['one file cold'] = { argv: [cli, 'check', '--no-cache', '--format', 'json', '--target', o.target, o.file] };
     variants['one file warm (cache of the whole target)'] = { argv: [cli, 'check', '--format', 'json', '--target', o.target, o.file], warm: 'index' };
   }
-  if (o.uses && o.baseline) variants['diff --uses, warm'] = { argv: [cli, 'diff', '--exit-zero', '--format', 'json', '--baseline', o.baseline, '--target', o.target, '--uses', o.uses], warm: 'diff' };
+  if (o.uses && o.baseline) {
+    variants['diff --uses, warm, 1 thread'] = { argv: [cli, 'diff', '--exit-zero', '--jobs', '1', '--format', 'json', '--baseline', o.baseline, '--target', o.target, '--uses', o.uses], warm: 'diff' };
+    variants['diff --uses, warm, every core'] = { argv: [cli, 'diff', '--exit-zero', ...jobs, '--format', 'json', '--baseline', o.baseline, '--target', o.target, '--uses', o.uses], warm: 'diff' };
+  }
   // the warm caches, filled once
   const caches = {};
   for (const kind of ['project', 'index', 'diff']) caches[kind] = fs.mkdtempSync(path.join(tmp, `xdg-${kind}-`));
   if (o.project) run([cli, 'check', '--format', 'json', '--target', o.target, o.project], { XDG_CACHE_HOME: caches.project });
   run([cli, 'index', '--target', o.target], { XDG_CACHE_HOME: caches.index });
-  if (o.uses && o.baseline) run(variants['diff --uses, warm'].argv, { XDG_CACHE_HOME: caches.diff });
+  if (o.uses && o.baseline) run(variants['diff --uses, warm, every core'].argv, { XDG_CACHE_HOME: caches.diff });
   const results = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   const stats = new Set();
   for (let i = 0; i < o.runs; i++) {
@@ -119,10 +128,10 @@ function main() {
         const { ms, targetModulesRead, ...rest } = r.stats;
         stats.add(JSON.stringify(rest));
       }
-      process.stderr.write(`${name}: ${fmtMs(r.ms)}, ${fmtMb(r.rssKb)}\n`);
+      process.stderr.write(`${name}: ${fmtMs(r.ms)}, ${fmtMs(r.cpuMs)} CPU, ${fmtMb(r.rssKb)}, load ${os.loadavg()[0].toFixed(1)}\n`);
     }
   }
-  const rows = Object.entries(results).map(([name, rs]) => ({ name, ms: median(rs.map((r) => r.ms)), rssKb: median(rs.map((r) => r.rssKb)), runs: rs.map((r) => Math.round(r.ms)) }));
+  const rows = Object.entries(results).map(([name, rs]) => ({ name, ms: median(rs.map((r) => r.ms)), cpuMs: median(rs.map((r) => r.cpuMs)), rssKb: median(rs.map((r) => r.rssKb)), runs: rs.map((r) => Math.round(r.ms)) }));
   const summary = {
     target: o.target,
     project: o.project,
@@ -134,8 +143,10 @@ function main() {
     statistics: [...stats].map((s) => JSON.parse(s)),
     rows,
   };
-  const lines = ['| measurement | wall (median) | max RSS (median) | runs (ms) |', '|---|---:|---:|---|'];
-  for (const r of rows) lines.push(`| ${r.name} | ${fmtMs(r.ms)} | ${fmtMb(r.rssKb)} | ${r.runs.join(', ')} |`);
+  // CPU time (user + sys, every thread) does not depend on the load; on free cores a run takes at
+  // least its CPU time spread over the threads that can run at once (one, or every core)
+  const lines = ['| measurement | wall (median) | CPU user+sys (median) | wall on free cores, at best | max RSS (median) | runs (ms) |', '|---|---:|---:|---:|---:|---|'];
+  for (const r of rows) lines.push(`| ${r.name} | ${fmtMs(r.ms)} | ${fmtMs(r.cpuMs)} | ${fmtMs(r.cpuMs / (r.name.includes('every core') ? os.cpus().length : 1))} | ${fmtMb(r.rssKb)} | ${r.runs.join(', ')} |`);
   const get = (n) => rows.find((r) => r.name === n);
   const ratio = (a, b) => (a && b ? (a.ms / b.ms).toFixed(2) : 'n/a');
   if (o.project) lines.push('', `every core / one thread: cold ${ratio(get('project cold, every core'), get('project cold, 1 thread'))}, warm ${ratio(get('project warm, every core'), get('project warm, 1 thread'))}`);

@@ -20,7 +20,7 @@ import type { CellFinding } from './cli/notebook';
 import { displayPath, escapeName, formatCheck, formatReportGithub, hasBreakingChange, JSON_SCHEMA_VERSION, OUTPUT_FORMATS, type OutputFormat } from './cli/formats';
 import { version as VERSION } from '../../package.json';
 import { decodeSource, MAX_SOURCE_BYTES } from './engine/sources/sourceRoot';
-import { checkInput, type Checked, checkOnWorkers, filesUsed, isCheckWorker, readSource } from './cli/parallel';
+import { checkInput, type Checked, checkOnWorkers, filesUsed, isCheckWorker, usesInput } from './cli/parallel';
 
 export { collectFiles, escapeName, JSON_SCHEMA_VERSION };
 
@@ -31,7 +31,7 @@ const PARALLEL_FROM = 48;
 
 const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--output-format FORMAT] [--output-file FILE] [--fix | --diff] [--unsafe-fixes] [--exit-zero] [--list-calls] [--source-root DIR ...] [--jobs N] PATH...
        apidrift check --upgrade NAME==VERSION [--index-url URL] [--require-hashes] [--pre] PATH...
-       apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--output-format text|json|markdown|github] [--exit-zero]
+       apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--jobs N] [--output-format text|json|markdown|github] [--exit-zero]
        apidrift index --target PATH [--output-format text|json]
        apidrift --version
 
@@ -47,7 +47,8 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   --jobs 1 for one thread); the output is the same, in the same order.
 
   diff: the API-change report between two versions: removed modules and names, moved names,
-  changed signatures grouped by kind. With --uses, only what that code uses, ranked by uses.
+  changed signatures grouped by kind. With --uses, only what that code uses, ranked by uses
+  (the files are read on every core, as check does; --jobs N to choose).
 
   index: builds (or loads from the cache) the full index of a target and reports its size and
   time: how to warm the cache in CI.
@@ -140,7 +141,7 @@ function parseArgs(argv: string[]): Args {
     else if (command === 'check' && a === '--list-calls') out.listCalls = true;
     else if (command === 'check' && (a === '--source-root' || a.startsWith('--source-root='))) out.sourceRoots.push(value());
     else if (command === 'check' && (a === '--upgrade' || a.startsWith('--upgrade='))) out.upgrade = value();
-    else if (command === 'check' && (a === '--jobs' || a.startsWith('--jobs=') || a === '-j')) {
+    else if (command !== 'index' && (a === '--jobs' || a.startsWith('--jobs=') || a === '-j')) {
       const v = value();
       if (!/^[1-9][0-9]*$/.test(v)) throw new UsageError(`--jobs needs a number of threads, not '${v}'`);
       out.jobs = Math.min(Number(v), 64);
@@ -264,34 +265,42 @@ async function runIndex(engine: Engine, args: Args, started: number, io: { stdou
   return 0;
 }
 
-async function runDiff(engine: Engine, args: Args, files: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream }, skip: (msg: string) => void): Promise<number> {
+async function runDiff(
+  engine: Engine,
+  args: Args,
+  files: string[],
+  io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream },
+  skip: (msg: string) => void,
+  say: (msg: string) => void,
+  targetError: (name: string, message: string) => void,
+): Promise<number> {
   const base = engine.baseline!;
   await base.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the baseline'));
   await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the target'));
   let uses: Map<string, number> | undefined;
   if (args.uses.length > 0) {
     uses = new Map();
-    const add = (n: string | null | undefined): void => {
-      if (n) uses!.set(n, (uses!.get(n) ?? 0) + 1);
-    };
-    for (const file of files) {
-      const text = readSource(file, skip);
-      if (text === undefined) continue;
-      let r: ReturnType<Engine['check']>;
-      let b: ReturnType<Engine['check']>;
-      try {
-        r = engine.check(text, file);
-        base.program.nextGeneration();
-        b = base.checker.check(text, { file });
-      } catch (e) {
-        skip(`skipped ${file}: could not check it (${(e as Error).message})`);
-        continue;
-      }
-      for (const c of r.calls) add(c.callee);
-      const seen = new Set(r.calls.map((c) => `${c.extent.start.line}:${c.extent.start.character}`));
-      for (const c of b.calls) if (!seen.has(`${c.extent.start.line}:${c.extent.start.character}`)) add(c.callee);
-      for (const f of r.findings) if (f.code === 'unknown-import' || f.code === 'unknown-attribute' || f.code === 'unknown-module') add(f.callee);
+    // many files are read on worker threads (as `check` does), the names they use counted in file order
+    const jobs = Math.min(args.jobs ?? (files.length >= PARALLEL_FROM ? THREADS : 1), files.length);
+    const onWorkers = jobs > 1 && ![...args.targets, ...args.baseline].some(isRequirementSpec);
+    const opts = { fix: 'none', unsafeFixes: false, listCalls: false, uses: true } as const;
+    const run = onWorkers
+      ? checkOnWorkers(
+          engine,
+          files.map((file) => ({ file })),
+          jobs,
+          { targets: args.targets, baseline: args.baseline, sourceRoots: [], cacheDir: args.noCache ? undefined : defaultCacheDir(), wasmDir: __dirname, opts, indexThreads: THREADS },
+          say,
+          targetError,
+          (at) => Promise.resolve(usesInput(engine, files[at])),
+        )
+      : undefined;
+    for (let at = 0; at < files.length; at++) {
+      const rec = run ? await run.result(at) : usesInput(engine, files[at]);
+      for (const n of rec.notes) (n.skip ? skip : say)(n.msg);
+      for (const n of rec.uses ?? []) uses.set(n, (uses.get(n) ?? 0) + 1);
     }
+    if (run) await run.finish(true);
   }
   const report = buildReport(base.program, engine.program, { baseline: base.program.target.label, target: engine.program.target.label }, {
     package: args.package,
@@ -361,7 +370,11 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     throw e;
   }
   if (args.command === 'diff' || args.command === 'index') {
-    const code = args.command === 'diff' ? await runDiff(engine, args, files, io, skip) : await runIndex(engine, args, started, io);
+    const targetError = (name: string, message: string): void => {
+      targetErrors++;
+      say(`cannot read target module ${name}: ${message}`);
+    };
+    const code = args.command === 'diff' ? await runDiff(engine, args, files, io, skip, say, targetError) : await runIndex(engine, args, started, io);
     return finish(engine, incomplete(skipped, targetErrors, io.stderr) && !args.exitZero ? 2 : code);
   }
   const findings: CellFinding[] = [];

@@ -120,6 +120,20 @@ describe('check on worker threads', () => {
     });
   }
 
+  it('diff --uses counts the same uses on 1 and 2 threads', { timeout: 120_000 }, () => {
+    const args = ['diff', '--no-cache', '--exit-zero', '--format', 'json', '--baseline', baseline, '--target', target, '--uses', path.join(app, 'app')];
+    const one = run([...args, '--jobs', '1']);
+    const two = run([...args, '--jobs', '2']);
+    assert.equal(two.code, one.code, two.stderr);
+    assert.equal(timeless(two.stdout), timeless(one.stdout));
+    assert.equal(two.stderr, one.stderr);
+    // what the files use, counted: `run` in every file, `helper` (moved) where it is imported
+    const report = JSON.parse(one.stdout) as { movedNames: Array<{ name: string; uses: number }>; changedSignatures: Array<{ name: string; uses: number }> };
+    assert.deepEqual(report.movedNames.map((m) => [m.name, m.uses]), [['lib.core.helper', 5]]);
+    assert.ok(report.changedSignatures.some((c) => c.name === 'lib.core.run' && c.uses > 14), JSON.stringify(report.changedSignatures));
+    assert.match(one.stderr, /device\.py: not a regular file/);
+  });
+
   it('hands the inputs to every worker, and each record equals the one-thread record', { timeout: 120_000 }, async () => {
     const files = fs.readdirSync(path.join(app, 'app')).filter((f) => f.endsWith('.py')).sort().map((f) => ({ file: path.join(app, 'app', f) }));
     const opts = { fix: 'none', unsafeFixes: false, listCalls: true } as const;

@@ -13,7 +13,7 @@ import { ConfigError, ConfigFinder } from '../engine/config/pyproject';
 import { parserReady, ParserCrashError } from '../engine/parser';
 import type { FullIndex, Program } from '../engine/resolve/program';
 import type { ModuleSummary } from '../engine/index/summary';
-import { reviveSummary } from '../engine/index/cache';
+import { reviveSummary, serializeSummary } from '../engine/index/cache';
 import { decodeSource, MAX_SOURCE_BYTES } from '../engine/sources/sourceRoot';
 import { ZipRoot } from '../engine/sources/zipRoot';
 import { checkFile } from './checkFile';
@@ -31,6 +31,8 @@ export interface CheckOptions {
   fix: 'none' | 'apply' | 'diff';
   unsafeFixes: boolean;
   listCalls: boolean;
+  /** `diff --uses`: each input gives the names it uses (see `usesInput`), not a check's outcome. */
+  uses?: boolean;
 }
 
 /** What checking one input gave, to be applied in input order. */
@@ -51,6 +53,8 @@ export interface Checked {
     callsUntraced: number;
     calls?: CallInfo[];
   };
+  /** `diff --uses`: the names of the target and the baseline the input uses, once per use, in order. */
+  uses?: string[];
 }
 
 /** A file's text, or undefined (with the reason given to `warn`) when it is not to be read. */
@@ -115,6 +119,39 @@ export async function checkInput(engine: Engine, input: Input, configs: ConfigFi
     if (e instanceof ParserCrashError) await parserReady(); // the next file gets a fresh parser
     return { notes };
   }
+}
+
+/**
+ * What one file of `diff --uses` uses: the callee of each call checked against the target, of
+ * each call only the baseline's check saw (by position), and each name the target lacks.
+ */
+export function usesInput(engine: Engine, file: string): Checked {
+  const notes: Checked['notes'] = [];
+  const skip = (msg: string): void => {
+    notes.push({ skip: true, msg });
+  };
+  const text = readSource(file, skip);
+  if (text === undefined) return { notes };
+  const base = engine.baseline!;
+  let r: ReturnType<Engine['check']>;
+  let b: ReturnType<Engine['check']>;
+  try {
+    r = engine.check(text, file);
+    base.program.nextGeneration();
+    b = base.checker.check(text, { file });
+  } catch (e) {
+    skip(`skipped ${file}: could not check it (${(e as Error).message})`);
+    return { notes };
+  }
+  const uses: string[] = [];
+  const add = (n: string | null | undefined): void => {
+    if (n) uses.push(n);
+  };
+  for (const c of r.calls) add(c.callee);
+  const seen = new Set(r.calls.map((c) => `${c.extent.start.line}:${c.extent.start.character}`));
+  for (const c of b.calls) if (!seen.has(`${c.extent.start.line}:${c.extent.start.character}`)) add(c.callee);
+  for (const f of r.findings) if (f.code === 'unknown-import' || f.code === 'unknown-attribute' || f.code === 'unknown-module') add(f.callee);
+  return { notes, uses };
 }
 
 /** What a worker is started with. */
@@ -221,6 +258,21 @@ export function checkOnWorkers(
     }
     return p;
   };
+  /**
+   * A target module's summary serialised, for a worker: the one the full index read, else read
+   * here (once for every worker), so that no module is parsed by more than one thread.
+   */
+  const summaryFor = (which: 'target' | 'baseline', name: string): string | null => {
+    const kept = serialized[which].get(name);
+    if (kept !== undefined) return kept;
+    const program = which === 'target' ? engine.program : engine.baseline?.program;
+    if (!program) return null;
+    const s = program.summary(name);
+    if (!s || s.name !== name) return null;
+    const text = serializeSummary(s);
+    serialized[which].set(name, text);
+    return text;
+  };
   let next = 0;
   interface Running {
     worker: Worker;
@@ -273,7 +325,7 @@ export function checkOnWorkers(
           Atomics.notify(r.signal, 0);
         });
       } else if (m.kind === 'summary') {
-        r.port.postMessage(serialized[m.which].get(m.name) ?? null);
+        r.port.postMessage(summaryFor(m.which, m.name));
         Atomics.store(r.signal, 0, 1);
         Atomics.notify(r.signal, 0);
       } else if (m.kind === 'error') report(m.which, m.name, m.message);
@@ -353,17 +405,10 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
       if (got) return got.message;
     }
   };
-  /** Programs whose full index the main thread built: it has the summaries it read for it. */
-  const indexed = new Set<string>();
   /** The full index, built once by the main thread. */
-  const askIndex = (which: 'target' | 'baseline'): FullIndex | undefined => {
-    const index = (ask({ kind: 'index', which }) as FullIndex | null) ?? undefined;
-    if (index && !index.fromCache) indexed.add(which);
-    return index;
-  };
-  /** A summary the main thread read for the full index, rather than parsing the file again here. */
+  const askIndex = (which: 'target' | 'baseline'): FullIndex | undefined => (ask({ kind: 'index', which }) as FullIndex | null) ?? undefined;
+  /** A summary the main thread read (for the full index or another worker), rather than parsing the file here. */
   const askSummary = (which: 'target' | 'baseline', name: string): ModuleSummary | undefined => {
-    if (!indexed.has(which)) return undefined;
     const text = ask({ kind: 'summary', which, name }) as string | null;
     return text ? reviveSummary(text) : undefined;
   };
@@ -395,7 +440,7 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
           zip = zips.get(m.zip);
           if (!zip) zips.set(m.zip, (zip = new ZipRoot(m.zip)));
         }
-        rec = await checkInput(engine, { file: m.file, zip, rel: m.rel, module: m.module }, configs, setup.opts);
+        rec = setup.opts.uses ? usesInput(engine, m.file) : await checkInput(engine, { file: m.file, zip, rel: m.rel, module: m.module }, configs, setup.opts);
       } catch (e) {
         rec = { notes: [{ skip: true, msg: `skipped ${m.file}: ${(e as Error).message}` }] };
       }

@@ -401,7 +401,9 @@ class FileCheck {
     const key = `${this.moduleName}\0${!!opts.isPackage}\0${opts.file}\0${opts.moduleName ? '' : (opts.importContext?.name ?? '')}`;
     let summary = shared.summaries.get(key);
     if (!summary) {
-      summary = summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo, opts.moduleName ? undefined : opts.importContext);
+      // a target module checked as it is on disk: the target's summary of it serves
+      const same = opts.moduleName && !opts.summaryMemo && !this.root.hasError ? this.program.summaryOfText(opts.moduleName, !!opts.isPackage, opts.file, shared.text) : undefined;
+      summary = same ?? summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo, opts.moduleName ? undefined : opts.importContext);
       shared.summaries.set(key, summary);
     }
     this.summary = summary;

@@ -781,7 +781,7 @@ export class Program {
         summary = hit.summary;
         this.fromCache++;
         this.cachedFiles.add(summary.file);
-      } else if (!user && this.summaryProvider && (summary = this.summaryProvider(name) ?? null)?.name === name) {
+      } else if (this.summaryProvider && (summary = this.summaryProvider(name) ?? null)?.name === name) {
         this.filesRead.add(summary!.file); // read by another thread
         this.provided++;
       } else {
@@ -803,6 +803,31 @@ export class Program {
     if (user && summary) this.userFiles.add(summary.file);
     this.modules.set(name, { version, summary, generation: this.generation });
     return summary;
+  }
+
+  /**
+   * The target's summary of a module, for a check of that module's own file with the text it has
+   * on disk (a project checked against itself): the file is then not summarised a second time.
+   * The summary of the skeleton equals the summary of the whole tree (see the skeleton tests).
+   * Undefined when the file checked is not that file, or its text is not the one summarised.
+   */
+  summaryOfText(name: string, isPackage: boolean, file: string, text: string): ModuleSummary | undefined {
+    if (this.overlays.has(name)) return undefined;
+    const f = this.target.findModule(name);
+    if (!f || !f.rel || f.compiled || f.isPackage !== isPackage || this.target.isUser(f)) return undefined;
+    const root = f.root;
+    const rel = f.rel;
+    if (root.displayPath(rel) !== file) return undefined;
+    const s = this.summary(name);
+    const version = this.modules.get(name)?.version;
+    if (!s || version === undefined || s.name !== name || s.isPackage !== isPackage || s.file !== file) return undefined;
+    try {
+      // the text summarised is the one on disk when the file's identity is still the same after reading it
+      if (root.readText(rel) !== text || root.fileVersion(rel) !== version) return undefined;
+    } catch {
+      return undefined;
+    }
+    return s;
   }
 
   /** `module.name` as Python's import system and attribute access would see it. */
