@@ -26,6 +26,11 @@ before(() => {
     return p;
   };
   bad.push({ what: 'a missing path', target: path.join(dir, 'no', 'such', 'site-packages'), reason: /target path does not exist/ });
+  fs.mkdirSync(path.join(dir, 'empty'));
+  fs.mkdirSync(path.join(dir, 'docs-only'));
+  fs.writeFileSync(path.join(dir, 'docs-only', 'README.md'), 'no modules here\n');
+  bad.push({ what: 'an empty folder (nothing would be checked)', target: path.join(dir, 'empty'), reason: /holds no Python module or package/ });
+  bad.push({ what: 'a folder of no Python files', target: path.join(dir, 'docs-only'), reason: /holds no Python module or package/ });
   bad.push({ what: 'a .py file where a folder is expected', target: put('module.py', 'def f():\n    pass\n'), reason: /not a \.whl or \.zip archive/ });
   bad.push({ what: 'a text file where a folder is expected', target: put('notes.txt', 'hello'), reason: /not a \.whl or \.zip archive/ });
   bad.push({ what: 'a corrupt zip (random bytes)', target: put('random.zip', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919) % 251))), reason: /corrupt or truncated/ });

@@ -15,10 +15,23 @@ export class DirectoryRoot implements SourceRoot {
       throw new TargetError(`target path does not exist: ${dir}`);
     }
     if (!st.isDirectory()) throw new TargetError(`target path is not a folder: ${dir}`);
+    let names: string[];
     try {
-      fs.readdirSync(dir);
+      names = fs.readdirSync(dir);
     } catch (e) {
       throw new TargetError(`target folder cannot be read: ${dir} (${(e as NodeJS.ErrnoException).code ?? e})`);
+    }
+    // a folder with no module and no folder at all (a package, or a namespace package) gives every
+    // import to some other package: nothing would be checked, and "0 findings" would mislead
+    const modules = names.some((n) => /\.(py|pyi|so|pyd)$/.test(n) || (!n.startsWith('.') && DirectoryRoot.isFolder(path.join(dir, n))));
+    if (!modules) throw new TargetError(`target folder holds no Python module or package: ${dir}`);
+  }
+
+  private static isFolder(p: string): boolean {
+    try {
+      return fs.statSync(p).isDirectory();
+    } catch {
+      return false;
     }
   }
 
