@@ -41,8 +41,9 @@ const LIB = {
   'lib/__init__.py': ['class Runner:', '    def execute(self, batch, *, mode="a"):', '        return batch', '', 'def make(x, y):', '    return x', ''].join('\n'),
 };
 
-function bigClass(methods: number): string {
-  const out = ['from lib import Runner, make', '', '', 'class MyRunner(Runner):', '    def __init__(self):', '        self.n = 1', ''];
+function bigClass(methods: number, name = 'MyRunner', header = true): string {
+  const out = header ? ['from lib import Runner, make', '', ''] : ['', ''];
+  out.push(`class ${name}(Runner):`, '    def __init__(self):', '        self.n = 1', '');
   for (let i = 0; i < methods; i++) {
     out.push(`    def step_${i}(self, batch):`, '        out = self.execute(batch)', `        make(out, ${i})`, '        return out', '');
   }
@@ -92,5 +93,30 @@ describe('keystrokes in a file that is one big class', () => {
     console.log(log.join('\n'));
     // the typed keyword argument is reported once complete
     assert.ok(log[typed.length - 1].includes('unexpected-keyword'), log[typed.length - 1]);
+  });
+
+  it('parses an error-free keystroke in one of two big classes incrementally only, and gives what a fresh check gives', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const engine = await Engine.open({ targets: [dir], incremental: true });
+    const freshEngine = await Engine.open({ targets: [dir] });
+    // two classes of some 150 rows each: the edited one is big, but not most of the file
+    let text = bigClass(30) + bigClass(30, 'Second', false);
+    engine.check(text, 'two.py');
+    const at = text.indexOf('make(out, 12)') + 'make(out, 12'.length;
+    const typed = ', z=1';
+    for (let k = 0; k < typed.length; k++) {
+      text = text.slice(0, at + k) + typed[k] + text.slice(at + k);
+      freshParses = 0;
+      counting = true;
+      let r: CheckResult;
+      try {
+        r = engine.check(text, 'two.py');
+      } finally {
+        counting = false;
+      }
+      if (typed.slice(0, k + 1) !== ', z=') assert.equal(freshParses, 0, `typing ${JSON.stringify(typed.slice(0, k + 1))}: parsed afresh`);
+      assert.deepEqual(essence(r), essence(freshEngine.check(text, 'two.py')), `after typing ${JSON.stringify(typed.slice(0, k + 1))}`);
+    }
   });
 });

@@ -167,16 +167,16 @@ export class Engine {
     const memos = this.memosOf(file);
     // an edit that breaks a statement is set right where it happened, without a parse of the
     // whole damaged text (see recoverRegion); the file's kept tree is then the last checked one
-    // When the edit falls in a top-level statement that is most of the file (a file that is one
-    // class), the region would be most of the file too: the text is then re-parsed incrementally
-    // first (a probe of the region costs a fresh parse of it on every keystroke), and only a
-    // damaged text is set right, as a whole (one fresh parse; the region would take two): both
-    // give what a fresh check gives. A re-parse of damaged text that runs long is abandoned for
-    // the region.
+    // When the edit falls in a big top-level statement (a method of a class), the region would be
+    // big too, and a probe of it costs a fresh parse of it on every keystroke: the text is then
+    // re-parsed incrementally first (a re-parse of damaged text that runs long is abandoned for
+    // the region), and only a damaged text is set right. When the statement is most of the file
+    // (a file that is one class), it is set right as a whole (one fresh parse; the region would
+    // take two); else by region. Each way gives what a fresh check gives.
     const canRegion = this.incremental && !!memos.checked && !!memos.seen;
-    const large = canRegion && editInLargestPart(memos.checked!, memos.seen!.text, text);
-    let raw = large ? this.parseKept(file, text, Engine.REPARSE_BUDGET_MS) : canRegion ? undefined : this.parseKept(file, text);
-    const region = canRegion && !raw ? recoverRegion(text, memos.checked!, memos.seen!) : undefined;
+    const edited = canRegion ? editedStatement(memos.checked!, memos.seen!.text, text) : undefined;
+    let raw = edited?.big ? this.parseKept(file, text, Engine.REPARSE_BUDGET_MS) : canRegion ? undefined : this.parseKept(file, text);
+    const region = canRegion && (!raw || (raw.rootNode.hasError && !edited?.most)) ? recoverRegion(text, memos.checked!, memos.seen!) : undefined;
     if (region) {
       this.forgetKept(file);
       raw = undefined;
@@ -471,11 +471,15 @@ export class Engine {
   }
 }
 
+/** Statements of at least this many rows are costly to parse afresh on every keystroke. */
+const BIG_STATEMENT_ROWS = 100;
+
 /**
- * Whether an edit falls inside a top-level statement of the last checked text that spans most of
- * its rows (the rows of `before`, the text the user had, are those of the checked text).
+ * The top-level statement of the last checked text that an edit falls in: whether it is big, and
+ * whether it spans most of the file's rows (the rows of `before`, the text the user had, are
+ * those of the checked text).
  */
-function editInLargestPart(checked: { text: string; tree: Tree }, before: string, text: string): boolean {
+function editedStatement(checked: { text: string; tree: Tree }, before: string, text: string): { big: boolean; most: boolean } | undefined {
   const root = checked.tree.rootNode;
   const rows = root.endPosition.row + 1;
   const at = differing(before, text).start;
@@ -493,5 +497,8 @@ function editInLargestPart(checked: { text: string; tree: Tree }, before: string
       lo = mid + 1;
     } else hi = mid - 1;
   }
-  return !!found && found.endPosition.row >= row && (found.endPosition.row - found.startPosition.row + 1) * 2 > rows;
+  if (!found || found.endPosition.row < row) return undefined;
+  const span = found.endPosition.row - found.startPosition.row + 1;
+  const most = span * 2 > rows;
+  return { big: most || span >= BIG_STATEMENT_ROWS, most };
 }
