@@ -10,6 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import { after, describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
+import { initParser, parsePython, parsePythonIncremental } from '../../server/src/engine/parser';
 import { tempTree } from '../helpers';
 
 // the same module instance the engine parses with
@@ -117,6 +118,29 @@ describe('keystrokes in a file that is one big class', () => {
       }
       if (typed.slice(0, k + 1) !== ', z=') assert.equal(freshParses, 0, `typing ${JSON.stringify(typed.slice(0, k + 1))}: parsed afresh`);
       assert.deepEqual(essence(r), essence(freshEngine.check(text, 'two.py')), `after typing ${JSON.stringify(typed.slice(0, k + 1))}`);
+    }
+  });
+
+  it('abandons an incremental re-parse past its budget, and the next parse starts afresh', async () => {
+    await initParser();
+    const text = bigClass(40);
+    const damaged = text.replace('make(out, 20)', 'make((out, 20)');
+    const base = parsePython(text);
+    const copy = base.copy();
+    try {
+      assert.equal(parsePythonIncremental(damaged, { text, tree: copy }, 0), undefined, 'a zero budget abandons the parse');
+    } finally {
+      copy.delete();
+    }
+    // nothing of the abandoned parse is resumed: the next parses give what a fresh parse gives
+    const again = base.copy();
+    const t = parsePythonIncremental(damaged, { text, tree: again });
+    const whole = parsePython(text);
+    try {
+      assert.equal(t.rootNode.hasError, true);
+      assert.equal(whole.rootNode.toString(), base.rootNode.toString());
+    } finally {
+      for (const x of [again, t, whole, base]) x.delete();
     }
   });
 });

@@ -236,7 +236,7 @@ export function parsePythonIncremental(text: string, previous: { text: string; t
       return t;
     });
   } catch (e) {
-    if (abandoned) return undefined;
+    if (abandoned && !(e instanceof ParserCrashError)) return undefined;
     throw e;
   }
 }
