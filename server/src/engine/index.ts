@@ -6,7 +6,7 @@ import * as path from 'path';
 import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, patchedNames, releaseRoot, USER_MODULE } from './check/check';
 import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
-import { deferParser, initParser, parsePython, parsePythonIncremental, parserGeneration, type Tree } from './parser';
+import { deferParser, differing, initParser, parsePython, parsePythonIncremental, parserGeneration, type Node, type Tree } from './parser';
 import { Program } from './resolve/program';
 import { movedTo } from './report/moved';
 import { parseRecovering, recoverRegion } from './check/recover';
@@ -173,9 +173,20 @@ export class Engine {
     const memos = this.memosOf(file);
     // an edit that breaks a statement is set right where it happened, without a parse of the
     // whole damaged text (see recoverRegion); the file's kept tree is then the last checked one
-    const region = this.incremental && memos.checked && memos.seen ? recoverRegion(text, memos.checked, memos.seen) : undefined;
-    if (region) this.forgetKept(file);
-    const raw = region ? undefined : this.parseKept(file, text);
+    // When the edit falls in a big top-level statement (a method of a class), the region would be
+    // big too, and a probe of it costs a fresh parse of it on every keystroke: the text is then
+    // re-parsed incrementally first (a re-parse of damaged text that runs long is abandoned for
+    // the region), and only a damaged text is set right. When the statement is most of the file
+    // (a file that is one class), it is set right as a whole (one fresh parse; the region would
+    // take two); else by region. Each way gives what a fresh check gives.
+    const canRegion = this.incremental && !!memos.checked && !!memos.seen;
+    const edited = canRegion ? editedStatement(memos.checked!, memos.seen!.text, text) : undefined;
+    let raw = edited?.big ? this.parseKept(file, text, Engine.REPARSE_BUDGET_MS) : canRegion ? undefined : this.parseKept(file, text);
+    const region = canRegion && (!raw || (raw.rootNode.hasError && !edited?.most)) ? recoverRegion(text, memos.checked!, memos.seen!) : undefined;
+    if (region) {
+      this.forgetKept(file);
+      raw = undefined;
+    } else raw ??= this.parseKept(file, text);
     // broken statements are set aside so that the rest of the file is checked as usual
     const { tree, text: checked, broken } = region ?? parseRecovering(text, raw, memos.checked);
     this.checking.add(file);
@@ -322,6 +333,9 @@ export class Engine {
     this.memos.delete(file);
   }
 
+  /** How long the incremental re-parse of a damaged text may run before region recovery is used instead. */
+  private static readonly REPARSE_BUDGET_MS = 40;
+
   /** The last tree of each recently checked file, for incremental re-parsing of the next version. */
   private readonly trees = new Map<string, { text: string; tree: Tree }>();
   private static readonly KEPT_TREES = 16;
@@ -336,23 +350,34 @@ export class Engine {
    * Parses a file's text, reusing its previous tree when the engine kept one (what an editor's
    * keystroke costs), and keeps the new tree for next time.
    */
-  private parseKept(file: string, text: string): Tree {
+  private parseKept(file: string, text: string): Tree;
+  /** With `budgetMs`: undefined (and nothing kept) when an incremental re-parse would take longer. */
+  private parseKept(file: string, text: string, budgetMs: number): Tree | undefined;
+  private parseKept(file: string, text: string, budgetMs = Infinity): Tree | undefined {
     const previous = this.trees.get(file);
-    let tree: Tree;
+    let tree: Tree | undefined;
     if (previous && previous.text === text) {
       tree = previous.tree;
     } else {
       // a tree with syntax errors is a poor start for the next parse: the last checked text's
       // error-free tree (which differs where broken statements were set aside) is a better one
       const checked = this.memos.get(file)?.checked;
+      const incremental = (from: { text: string; tree: Tree }): Tree | undefined => (budgetMs === Infinity ? parsePythonIncremental(text, from) : parsePythonIncremental(text, from, budgetMs));
       if ((!previous || previous.tree.rootNode.hasError) && checked) {
         const copy = checked.tree.copy();
-        tree = parsePythonIncremental(text, { text: checked.text, tree: copy });
-        copy.delete();
+        try {
+          tree = incremental({ text: checked.text, tree: copy });
+        } finally {
+          copy.delete();
+        }
       } else {
-        tree = previous ? parsePythonIncremental(text, previous) : parsePython(text);
+        tree = previous ? incremental(previous) : parsePython(text);
       }
       previous?.tree.delete();
+      if (!tree) {
+        this.trees.delete(file);
+        return undefined;
+      }
     }
     this.trees.delete(file);
     this.trees.set(file, { text, tree });
@@ -455,4 +480,36 @@ export class Engine {
   get modulesRead(): number {
     return this.program.filesRead.size + this.program.fromCache;
   }
+}
+
+/** Statements of at least this many rows are costly to parse afresh on every keystroke. */
+const BIG_STATEMENT_ROWS = 100;
+
+/**
+ * The top-level statement of the last checked text that an edit falls in: whether it is big, and
+ * whether it spans most of the file's rows (the rows of `before`, the text the user had, are
+ * those of the checked text).
+ */
+function editedStatement(checked: { text: string; tree: Tree }, before: string, text: string): { big: boolean; most: boolean } | undefined {
+  const root = checked.tree.rootNode;
+  const rows = root.endPosition.row + 1;
+  const at = differing(before, text).start;
+  let row = 0;
+  for (let i = before.indexOf('\n'); i >= 0 && i < at; i = before.indexOf('\n', i + 1)) row++;
+  // the last statement that starts at or before the row, by bisection
+  let lo = 0;
+  let hi = root.namedChildCount - 1;
+  let found: Node | null = null;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const c = root.namedChild(mid);
+    if (c && c.startPosition.row <= row) {
+      found = c;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  if (!found || found.endPosition.row < row) return undefined;
+  const span = found.endPosition.row - found.startPosition.row + 1;
+  const most = span * 2 > rows;
+  return { big: most || span >= BIG_STATEMENT_ROWS, most };
 }

@@ -201,7 +201,10 @@ export function differing(a: string, b: string): { start: number; endA: number; 
  * that differs is found by comparing the two texts, the old tree is told of the edit, and
  * tree-sitter re-parses only what the edit touched. The caller deletes both trees.
  */
-export function parsePythonIncremental(text: string, previous: { text: string; tree: Tree }): Tree {
+export function parsePythonIncremental(text: string, previous: { text: string; tree: Tree }): Tree;
+/** With `budgetMs`: undefined when the parse would take longer (it is abandoned; `previous.tree` has been told of the edit). */
+export function parsePythonIncremental(text: string, previous: { text: string; tree: Tree }, budgetMs: number): Tree | undefined;
+export function parsePythonIncremental(text: string, previous: { text: string; tree: Tree }, budgetMs?: number): Tree | undefined {
   checkSize(text);
   const a = cleanSource(previous.text);
   const b = cleanSource(text);
@@ -222,7 +225,20 @@ export function parsePythonIncremental(text: string, previous: { text: string; t
     oldEndPosition: pointAt(a, endA),
     newEndPosition: pointAt(b, endB),
   });
-  return guarded((parser) => parser.parse(b, previous.tree));
+  if (budgetMs === undefined) return guarded((parser) => parser.parse(b, previous.tree));
+  const deadline = performance.now() + budgetMs;
+  let abandoned = false;
+  try {
+    return guarded((parser) => {
+      const t = parser.parse(b, previous.tree, { progressCallback: () => (abandoned = performance.now() > deadline) });
+      // an abandoned parse would otherwise be resumed by the next one
+      if (!t) parser.reset();
+      return t;
+    });
+  } catch (e) {
+    if (abandoned && !(e instanceof ParserCrashError)) return undefined;
+    throw e;
+  }
 }
 
 /** Parses Python source; `initParser` must have completed. The caller deletes the tree. */

@@ -104,8 +104,18 @@ let saveTimer: NodeJS.Timeout | undefined;
 /** Writes the summary cache a little after the last change to it. */
 function saveCacheSoon(): void {
   clearTimeout(saveTimer);
-  saveTimer = setTimeout(() => engine?.saveCache(), 2000);
+  saveTimer = setTimeout(() => {
+    saveTimer = undefined;
+    engine?.saveCache();
+  }, 2000);
 }
+// what the cache learnt just before the editor closes is there for the next start
+connection.onShutdown(() => {
+  if (saveTimer === undefined) return;
+  clearTimeout(saveTimer);
+  saveTimer = undefined;
+  engine?.saveCache();
+});
 let targetOrigin = '';
 /** The top level of each target folder, where an upgrade replaces `*.dist-info` (see watch.ts). */
 const targetWatcher = new TargetWatcher({ onChange: (file) => targetChangedOnDisk(file), ownFolder: () => cacheDir, log });
