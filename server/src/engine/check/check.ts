@@ -786,7 +786,22 @@ class FileCheck {
             if (b.kind === 'with') return this.enteredValue(b.value, s);
             if (b.kind === 'for') return this.loopValue(b.iter, s);
           }
-          if (list.some((b) => b === null || b.kind === 'assigned' || b.kind === 'param' || b.kind === 'with' || b.kind === 'for')) return undefined;
+          if (list.some((b) => b === null)) return undefined;
+          if (list.some((b) => b!.kind === 'assigned' || b!.kind === 'param' || b!.kind === 'with' || b!.kind === 'for')) {
+            // bound in several places: where it is read it holds one of their values, so a call on
+            // it is followed when each of them is an instance of a class the engine knows
+            const values: Value[] = [];
+            for (const b of list as LocalBinding[]) {
+              // `x = None` then `x = C()`: a method called on None fails anyway
+              if (b.kind === 'assigned' && b.value.type === 'none') continue;
+              const v = b.kind === 'assigned' ? this.instanceFrom(b.value, s) : b.kind === 'param' ? this.parameterValue(b, s) : b.kind === 'with' ? this.enteredValue(b.value, s) : b.kind === 'for' ? this.loopValue(b.iter, s) : undefined;
+              if (!v || !(v.kind === 'instance' || isInstanceUnion(v))) return undefined;
+              values.push(v);
+            }
+            if (values.length === 0) return undefined;
+            const v = agree(values);
+            return v.kind === 'instance' || isInstanceUnion(v) ? v : undefined;
+          }
           const values = (list as Binding[]).map((b) => this.program.valueOfBinding(b, this.summary, 0));
           return values.length === 1 ? values[0] : { kind: 'anyOf', values };
         }
@@ -864,6 +879,23 @@ class FileCheck {
    * `x = f(...)` to an instance of the class f's return annotation names (or a subclass).
    */
   private instanceFrom(value: Node, scope: Scope): Value | undefined {
+    if (value.type === 'conditional_expression' || value.type === 'parenthesized_expression') {
+      // `a if c else b` is one of the two; `(a)` is a
+      const parts = value.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+      const arms = value.type === 'conditional_expression' ? [parts[0], parts[2]] : parts.length === 1 ? [parts[0]] : [];
+      if (arms.length === 0 || arms.some((a) => !a)) return undefined;
+      const values: Value[] = [];
+      for (const a of arms) {
+        // `x = C() if c else None`: a method called on None fails anyway
+        if (a.type === 'none' && arms.length === 2) continue;
+        const v = this.instanceFrom(a, scope);
+        if (!v || !(v.kind === 'instance' || isInstanceUnion(v))) return undefined;
+        values.push(v);
+      }
+      if (values.length === 0) return undefined;
+      const v = agree(values);
+      return v.kind === 'instance' || isInstanceUnion(v) ? v : undefined;
+    }
     // `x = y` and `x = a.b.c` take the value of what they name
     const fn = value.type === 'call' ? value.childForFieldName('function') : value.type === 'identifier' || value.type === 'attribute' ? value : null;
     if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;

@@ -81,6 +81,8 @@ export interface ClassInfo {
   /**
    * How each instance attribute is assigned in the class's methods, one entry per assignment:
    * `call:<dotted callee>` for `self.x = a.b.C(...)`, `ann:<annotation>` for `self.x: C = ...`,
+   * `self:<a.b>` for `self.x = self.a.b`, `attr:<a.b>:<annotation>` for `self.x = p.a.b` where the
+   * method's parameter `p` is annotated,
    * `none` for `self.x = None`, `?` for anything else (other values, augmented assignments,
    * unpacking, loop targets).
    */
@@ -971,6 +973,21 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         add(m[1], `ann:${ann[1].replace(/\s+/g, ' ')}`);
         continue;
       }
+      // `self.x = self.a.b`, and `self.x = param.a.b` where the parameter is annotated (and the
+      // method does not rebind it): the attribute chain read off the instance or the parameter
+      const chain = /^\s*=(?!=)\s*([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)[ \t]*(#[^\n]*)?(\r?\n|$)/.exec(after);
+      if (chain) {
+        const path = chain[2].slice(1);
+        const from = chain[1] === self ? undefined : params.find((p) => p.name === chain[1] && p.annotation && (p.kind === 'normal' || p.kind === 'kwonly' || p.kind === 'posonly'));
+        if (chain[1] === self && !rebinds(raw, self)) {
+          add(m[1], `self:${path}`);
+          continue;
+        }
+        if (from && !rebinds(raw, from.name)) {
+          add(m[1], `attr:${path}:${from.annotation!.replace(/\s+/g, ' ')}`);
+          continue;
+        }
+      }
       // `self.x = param` where the parameter is annotated (and the method does not rebind it)
       const name = /^\s*=(?!=)\s*([A-Za-z_]\w*)[ \t]*(#[^\n]*)?(\r?\n|$)/.exec(after);
       const param = name && name[1] !== self ? params.find((p) => p.name === name[1] && p.annotation && (p.kind === 'normal' || p.kind === 'kwonly' || p.kind === 'posonly')) : undefined;
@@ -997,11 +1014,78 @@ function rebinds(raw: string, name: string): boolean {
 /**
  * A method writes the instance's attributes by computed names: `setattr(self, ...)` with a name
  * that is not a literal, `self.__dict__`, `vars(self)`, `object.__setattr__(self, name, ...)`.
+ * Gives `*` when it may write any name, the names when each computed name is known to be one of
+ * a few string literals (see `namesOf`), or undefined when it writes none.
  */
-function dynamicAttributes(raw: string, self: string): boolean {
-  if (!raw.includes('setattr') && !raw.includes('__dict__') && !raw.includes('vars(')) return false;
-  for (const m of raw.matchAll(/(?:\bsetattr|__setattr__)\(\s*(\w+)\s*,\s*(['"]?)/g)) if (m[1] === self && !m[2]) return true;
-  return new RegExp(`\\b${self}\\.__dict__|\\bvars\\(\\s*${self}\\s*\\)`).test(raw);
+function dynamicAttributes(raw: string, self: string): '*' | string[] | undefined {
+  if (!raw.includes('setattr') && !raw.includes('__dict__') && !raw.includes('vars(')) return undefined;
+  if (new RegExp(`\\b${self}\\.__dict__|\\bvars\\(\\s*${self}\\s*\\)`).test(raw)) return '*';
+  const names: string[] = [];
+  for (const m of raw.matchAll(/(?:\bsetattr|__setattr__)\(\s*(\w+)\s*,\s*(['"]?)/g)) {
+    if (m[1] !== self || m[2]) continue;
+    const name = /^[A-Za-z_]\w*(?=\s*,)/.exec(raw.slice(m.index! + m[0].length, m.index! + m[0].length + 200))?.[0];
+    const known = name ? namesOf(raw, name, m.index!) : undefined;
+    if (!known) return '*';
+    names.push(...known);
+  }
+  return names.length ? names : undefined;
+}
+
+/**
+ * The string literals a name holds at offset `at` of a body, when the code says so: the body of
+ * `for name in ("a", "b"):` that holds `at`, or a statement `assert name in S` before `at` in the
+ * same block or an enclosing one (S a literal set, tuple or list of strings, or a name the body
+ * binds once to one), with no rebinding of the name and no nested definition in between. Python
+ * run with `-O` skips assertions; the names are then the ones callers pass, which the code says
+ * must be these.
+ */
+function namesOf(raw: string, name: string, at: number): string[] | undefined {
+  const lineStart = (i: number): number => raw.lastIndexOf('\n', i - 1) + 1;
+  const indent = (i: number): number => (i === 0 ? 0 : /^[ \t]*/.exec(raw.slice(i))![0].length);
+  /** Every line from the one at `from` (excluded) to the one holding `at` is in the block of the first, and binds nothing of interest. */
+  const dominated = (from: number, deeper: boolean): boolean => {
+    const base = indent(from);
+    const nl = raw.indexOf('\n', from);
+    if (nl < 0 || nl >= at) return false;
+    const between = raw.slice(nl + 1, at);
+    for (const line of between.split('\n')) {
+      if (!line.trim()) continue;
+      const ind = /^[ \t]*/.exec(line)![0].length;
+      if (deeper ? ind <= base : ind < base) return false;
+      if (/^\s*(async\s+def|def|class)\b|\blambda\b/.test(line)) return false;
+    }
+    return !rebinds(between, name);
+  };
+  const literal = (text: string): string[] | undefined => {
+    const m = /^\s*[[({]\s*((?:(['"])\w+\2\s*,\s*)*(['"])\w+\3\s*,?)\s*[\])}]\s*$/.exec(text);
+    return m ? [...m[1].matchAll(/['"](\w+)['"]/g)].map((x) => x[1]) : undefined;
+  };
+  const fromText = (text: string): string[] | undefined => {
+    const direct = literal(text);
+    if (direct) return direct;
+    const id = /^\s*([A-Za-z_]\w*)\s*$/.exec(text)?.[1];
+    if (!id) return undefined;
+    const binds = [...raw.matchAll(new RegExp(`^[ \\t]*${id}\\s*(?::[^=\\n]*)?=(?!=)([^\\n]*)$`, 'gm'))];
+    if (binds.length !== 1 || binds[0].index! >= at) return undefined;
+    // bound once, by that statement only
+    const others = raw.slice(0, binds[0].index) + raw.slice(binds[0].index! + binds[0][0].length);
+    return rebinds(others, id) ? undefined : literal(binds[0][1]);
+  };
+  const before = raw.slice(0, at);
+  const loops = [...before.matchAll(new RegExp(`^[ \\t]*(?:async\\s+)?for\\s+${name}\\s+in\\s+([^\\n]*):[ \\t]*$`, 'gm'))];
+  const loop = loops[loops.length - 1];
+  if (loop) {
+    const names = literal(loop[1]);
+    if (names && dominated(lineStart(loop.index! + loop[0].length - 1), true)) return names;
+  }
+  const asserts = [...before.matchAll(new RegExp(`^[ \\t]*assert\\s+${name}\\s+in\\s+([^,\\n]*?)\\s*(?:,|$)`, 'gm'))];
+  const a = asserts[asserts.length - 1];
+  if (a) {
+    const names = fromText(a[1]);
+    const start = lineStart(a.index! + a[0].length - 1);
+    if (names && dominated(start, false)) return names;
+  }
+  return undefined;
 }
 
 /** The closing bracket of the one opened at `open` (strings on the way skipped), or -1. */
@@ -1059,7 +1143,13 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
           for (const m of raw.matchAll(selfAttrPattern(self))) attrs.add(m[1]);
           attrAssignments(raw, self, paramsOf(def), assigns, attrs);
         }
-        if (self && dynamicAttributes(raw, self)) attrs.add('*');
+        const dynamic = self ? dynamicAttributes(raw, self) : undefined;
+        if (dynamic === '*') attrs.add('*');
+        // a computed name known to be one of a few: each of them is written, with a value not followed
+        else for (const a of dynamic ?? []) {
+          attrs.add(a);
+          assigns.set(a, [...(assigns.get(a) ?? []), '?']);
+        }
         facts = { fn: isOverload(decorators) ? undefined : functionInfo(def, decorators, true), attrs: [...attrs], assigns };
       }
       ctx.methods?.next.set(key, facts);

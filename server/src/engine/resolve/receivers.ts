@@ -100,6 +100,9 @@ function splitTopLevel(t: string, sep: string): string[] {
 const unknown = (reason: string): Unknown => ({ kind: 'unknown', reason });
 
 export class Receivers {
+  /** Instance attributes being read through an attribute chain (against self-reference). */
+  private readonly reading = new Set<string>();
+
   constructor(
     private readonly program: Program,
     private readonly callables: Callables,
@@ -412,6 +415,26 @@ export class Receivers {
   /** One `self.x = ...` of a class's methods, as `ClassInfo.attrAssigns` describes it. */
   private assignedValue(d: string, cls: ClassInfo, summary: ModuleSummary, inst: Instance): Value {
     if (d.startsWith('ann:')) return this.annotatedIn(d.slice(4), cls, summary, inst);
+    if (d.startsWith('self:') || d.startsWith('attr:')) {
+      // an attribute chain read off the instance itself, or off an annotated parameter
+      const rest = d.slice(5);
+      const cut = d.startsWith('attr:') ? rest.indexOf(':') : rest.length;
+      const path = rest.slice(0, cut).split('.');
+      let v: Value = d.startsWith('self:') ? inst : this.annotatedIn(rest.slice(cut + 1), cls, summary, inst);
+      for (const a of path) {
+        if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`${cls.name} assigns the attribute from a ${v.kind} value`);
+        const key = `${v.cls.module}:${v.cls.qualname}:${v.cls.line}:${a}`;
+        // `self.x = self.x.parent`: a value that depends on itself is not followed
+        if (this.reading.has(key)) return unknown(`${cls.name} assigns the attribute from itself`);
+        this.reading.add(key);
+        try {
+          v = this.member(v, a);
+        } finally {
+          this.reading.delete(key);
+        }
+      }
+      return v;
+    }
     if (d.startsWith('call:')) {
       const e = dottedExpr(d.slice(5));
       if (!e) return unknown('an assignment the engine does not follow');
