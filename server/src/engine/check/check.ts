@@ -935,6 +935,8 @@ class FileCheck {
       if (!base) return undefined;
       if (base.kind === 'instance') return this.checker.receivers.member(base, attr.text);
       if (isInstanceUnion(base)) return agree(base.values.map((b) => this.checker.receivers.member(b, attr.text)));
+      // a member of an enum is an instance of the enum
+      if (base.kind === 'class') return this.checker.receivers.enumAttribute(base.cls, base.summary, attr.text) ?? this.program.attribute(base, attr.text);
       return this.program.attribute(base, attr.text);
     }
     if (node.type === 'subscript') {

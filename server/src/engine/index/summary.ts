@@ -81,6 +81,7 @@ export interface ClassInfo {
   /**
    * How each instance attribute is assigned in the class's methods, one entry per assignment:
    * `call:<dotted callee>` for `self.x = a.b.C(...)`, `ann:<annotation>` for `self.x: C = ...`,
+   * `decl:<annotation>` for `self.x: C` and `self.x: C = None`, `value:<a.B.c>` for `self.x = a.B.c`,
    * `self:<a.b>` for `self.x = self.a.b`, `attr:<a.b>:<annotation>` for `self.x = p.a.b` where the
    * method's parameter `p` is annotated,
    * `none` for `self.x = None`, `?` for anything else (other values, augmented assignments,
@@ -970,7 +971,9 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
       }
       const ann = /^\s*:\s*([^=\n]+?)\s*(=(?!=)|\n|$)/.exec(after);
       if (ann) {
-        add(m[1], `ann:${ann[1].replace(/\s+/g, ' ')}`);
+        // a bare declaration (`self.x: C`) or one that assigns None declares what other assignments give
+        const declares = ann[2] !== '=' || /^\s*None[ \t]*(#[^\n]*)?(\r?\n|$)/.test(after.slice(ann.index + ann[0].length));
+        add(m[1], `${declares ? 'decl' : 'ann'}:${ann[1].replace(/\s+/g, ' ')}`);
         continue;
       }
       // `self.x = self.a.b`, and `self.x = param.a.b` where the parameter is annotated (and the
@@ -985,6 +988,11 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         }
         if (from && !rebinds(raw, from.name)) {
           add(m[1], `attr:${path}:${from.annotation!.replace(/\s+/g, ' ')}`);
+          continue;
+        }
+        // `self.x = E.NAME` with a name of the module (not a parameter or a local of the method)
+        if (chain[1] !== self && !params.some((p) => p.name === chain[1]) && !rebinds(raw, chain[1]) && !new RegExp(`\\bimport\\b[^\\n]*\\b${chain[1]}\\b`).test(raw)) {
+          add(m[1], `value:${chain[1]}${chain[2]}`);
           continue;
         }
       }

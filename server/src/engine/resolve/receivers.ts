@@ -13,6 +13,7 @@ import type { ClassInfo, FunctionInfo, ModuleSummary } from '../index/summary';
 import { dotted, type Expr } from '../syntax';
 import { sameEntry, type Callables } from './callables';
 import { baseNames } from '../index/indexEntries';
+import { ENUM_BASES } from './specials';
 import { type ClassRecord, USER_FILE_MODULE, type Program, type Value } from './program';
 
 export type Instance = Extract<Value, { kind: 'instance' }>;
@@ -247,6 +248,41 @@ export class Receivers {
     });
   }
 
+  /**
+   * `E.NAME` on an enum class: the member, an instance of exactly E (a class with members cannot
+   * be subclassed). NAME must be assigned once in E's own body to a literal, a tuple, `auto()` or
+   * another member; a descriptor (function, property...), a dunder, a sunder, a private name or
+   * one under `_ignore_` is not a member.
+   */
+  enumMember(cls: ClassInfo, summary: ModuleSummary, attr: string, depth = 0): Instance | undefined {
+    const m = this.enumAttribute(cls, summary, attr, depth);
+    return m?.kind === 'instance' ? m : undefined;
+  }
+
+  /**
+   * `E.NAME` where E is an enum and NAME a value its body assigns: the member (see `enumMember`),
+   * or unknown when the engine cannot tell whether the value became a member; undefined when E is
+   * no enum or NAME no value of its body.
+   */
+  enumAttribute(cls: ClassInfo, summary: ModuleSummary, attr: string, depth = 0): Instance | Unknown | undefined {
+    const bs = cls.members.get(attr);
+    if (depth > 4 || !bs || !bs.some((b) => b.kind === 'value')) return undefined;
+    const mro = this.callables.mro(cls, summary);
+    if (!mro || !mro.some((e) => e.kind === 'special' && ENUM_BASES.has(e.name))) return undefined;
+    const open = unknown(`${cls.name}.${attr} may be a member of the enum ${cls.name}`);
+    if (/^__.*__$|^_.*_$|^__/.test(attr) || cls.members.has('_ignore_') || cls.keywords.size > 0) return open;
+    if (bs.length !== 1 || bs[0].kind !== 'value' || bs[0].conditional) return open;
+    const e = bs[0].expr;
+    let member = false;
+    if (e.kind === 'const' || e.kind === 'str' || e.kind === 'strs') member = true;
+    else if (e.kind === 'other') member = /^[-+(\['"\d]/.test(e.text) && !/\blambda\b/.test(e.text);
+    else if (e.kind === 'call' && e.args.length === 0) {
+      const callee = this.program.evalExpr(e.callee, summary);
+      member = callee.kind === 'special' ? callee.name === 'enum.auto' : callee.kind === 'external' && callee.qualname === 'enum.auto';
+    } else if (e.kind === 'name' && e.name !== attr) member = !!this.enumMember(cls, summary, e.name, depth + 1);
+    return member ? { kind: 'instance', cls, summary } : open;
+  }
+
   /** The class is a Protocol (an interface any class may satisfy without deriving from it). */
   isInterface(cls: ClassInfo, summary: ModuleSummary): boolean {
     // PEP 544: a protocol class names Protocol (or Protocol[...]) among its own bases
@@ -321,12 +357,21 @@ export class Receivers {
     if (!assigned) return this.fieldValue(classes, attr, inst);
     if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
     const results: Value[] = [];
+    const loose: Value[] = [];
     for (const c of classes) {
-      for (const d of c.cls.attrAssigns.get(attr) ?? []) if (d !== 'none') results.push(this.assignedValue(d, c.cls, c.summary, inst));
+      for (const d of c.cls.attrAssigns.get(attr) ?? []) {
+        if (d === 'none') continue;
+        const v = this.assignedValue(d, c.cls, c.summary, inst);
+        // a declaration that names no class the engine sees (`self.x: nn.Module | None = None`,
+        // a union) says less than the values the MRO assigns: those decide, when there are any
+        if (d.startsWith('decl:') && v.kind !== 'instance') loose.push(v);
+        else results.push(v);
+      }
       for (const f of c.cls.fields) if (f.name === attr) results.push(this.annotatedIn(f.annotation, c.cls, c.summary, inst));
       const cv = c.cls.members.get(attr);
       if (cv && !c.cls.fields.some((f) => f.name === attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
     }
+    if (results.length === 0) results.push(...loose);
     // only None is ever assigned: nothing is known of the class a call on it would need
     if (results.length === 0) return unknown(`only None is assigned to ${attr}`);
     return agree(results);
@@ -414,7 +459,7 @@ export class Receivers {
 
   /** One `self.x = ...` of a class's methods, as `ClassInfo.attrAssigns` describes it. */
   private assignedValue(d: string, cls: ClassInfo, summary: ModuleSummary, inst: Instance): Value {
-    if (d.startsWith('ann:')) return this.annotatedIn(d.slice(4), cls, summary, inst);
+    if (d.startsWith('ann:') || d.startsWith('decl:')) return this.annotatedIn(d.slice(d.indexOf(':') + 1), cls, summary, inst);
     if (d.startsWith('self:') || d.startsWith('attr:')) {
       // an attribute chain read off the instance itself, or off an annotated parameter
       const rest = d.slice(5);
@@ -434,6 +479,14 @@ export class Receivers {
         }
       }
       return v;
+    }
+    if (d.startsWith('value:')) {
+      // `self.x = E.NAME`: a member of an enum
+      const path = d.slice(6);
+      const at = path.lastIndexOf('.');
+      const owner = this.program.evalExpr(dottedExpr(path.slice(0, at))!, summary);
+      const m = owner.kind === 'class' ? this.enumMember(owner.cls, owner.summary, path.slice(at + 1)) : undefined;
+      return m ?? unknown(`${cls.name} assigns the attribute a value the engine does not follow`);
     }
     if (d.startsWith('call:')) {
       const e = dottedExpr(d.slice(5));
