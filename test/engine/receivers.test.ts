@@ -102,7 +102,7 @@ describe('receivers', () => {
     assert.deepEqual(r.findings, []);
   });
 
-  it('self in a static method or a classmethod is not an instance', async () => {
+  it('self in a static method is not an instance; in a classmethod it is the class, whose functions take self explicitly', async () => {
     const text = [
       'from rlib.runner import ModelRunner',
       'class R(ModelRunner):',
@@ -117,7 +117,9 @@ describe('receivers', () => {
       '',
     ].join('\n');
     const r = await checkWith('v2', text);
-    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['10:missing-argument']);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['8:missing-argument', '10:missing-argument']);
+    // through the class, 1 is `self` and both other parameters are missing
+    assert.match(r.findings[0].message, /missing 2 required positional arguments/);
   });
 
   it("the user's own modules: a class derived from a target class, imported from another module, is checked where it is built and called", async () => {
@@ -304,6 +306,7 @@ describe('receivers: attribute chains, computed attribute names, locals bound in
     assert.match(reasonAt('self.model_config.get_hidden_size(True)'), /ConfigurableRunner assigns the attribute in a way/);
     assert.match(reasonAt('self.dispatcher.dispatch(3)  # untraced', 0), /LooseRunner sets attributes dynamically/);
     assert.match(reasonAt('e.dispatch(3, True)'), /Dispatcher or OtherDispatcher, whose dispatch bind the call differently/);
+    assert.match(reasonAt('cls.is_rocm(strict=True)'), /SubPlatform\.is_rocm overrides it and binds the call differently/);
     // an unannotated parameter bound again is not followed at all
     const raw = USER2.split('\n').findIndex((l) => l.includes('raw.dispatch(3)')) + 1;
     assert.ok(!r.calls.some((c) => c.range.start.line + 1 === raw));

@@ -818,6 +818,31 @@ class FileCheck {
     return this.program.resolveGlobal(this.summary, name);
   }
 
+  /**
+   * The module-level class whose classmethod (or `__new__`, `__init_subclass__`,
+   * `__class_getitem__`) binds `name` as its first parameter: `name` holds that class or a subclass.
+   */
+  private clsParameter(name: string, scope: Scope): ClassInfo | undefined {
+    let s: Scope | undefined = scope;
+    while (s && s.kind !== 'module') {
+      const list = s.kind === 'function' ? s.locals.get(name) : undefined;
+      if (s.kind === 'function' && s.globals.has(name)) return undefined;
+      if (list) {
+        const b = list.length === 1 ? list[0] : null;
+        if (!b || b.kind !== 'param' || !b.first) return undefined;
+        const m = this.methodOf(s);
+        if (!m) return undefined;
+        const fname = s.node.childForFieldName('name')?.text;
+        const implicit = fname === '__new__' || fname === '__init_subclass__' || fname === '__class_getitem__';
+        const classmethod = m.decorators.some((d) => /^(classmethod|builtins\.classmethod)$/.test(d));
+        // another decorator may change what the first parameter is
+        return (implicit && m.decorators.length === 0) || (classmethod && m.decorators.length === 1) ? m.cls : undefined;
+      }
+      s = s.parent;
+    }
+    return undefined;
+  }
+
   /** The module-level class whose method a function scope is, and the function's decorators' names. */
   private methodOf(fnScope: Scope): { cls: ClassInfo; decorators: string[] } | undefined {
     const clsScope = fnScope.parent;
@@ -1227,6 +1252,13 @@ class FileCheck {
         return this.superSpec(obj, attr, scope);
       }
       if (!obj || !attr) return undefined;
+      const owner = obj.type === 'identifier' ? this.clsParameter(obj.text, scope) : undefined;
+      if (owner) {
+        // `cls.m(...)` in a classmethod: the class or a subclass, `m` looked up on the class
+        const v = this.checker.receivers.classMember(owner, this.summary, attr);
+        if (v.kind === 'unknown') return this.targetish({ kind: 'class', cls: owner, summary: this.summary }) ? { untraced: v.reason } : undefined;
+        return { spec: this.checker.callables.specOf(v, 'class'), value: v, classReceiver: owner, method: attr };
+      }
       const base = this.valueOfExpr(obj, scope);
       if (!base || base.kind === 'unknown') return this.fromTarget(obj, scope) ? { untraced: base?.kind === 'unknown' ? base.reason : `the class of ${clip(obj.text)} is not known` } : undefined;
       if (base.kind === 'instance') {
@@ -1374,6 +1406,18 @@ class FileCheck {
       this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
       return;
     }
+    if (resolved.classReceiver && resolved.method) {
+      // the class may be a subclass: every override must bind the call the same way
+      if (this.opts.projectPending) {
+        this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
+        return;
+      }
+      const why = this.checker.receivers.dispatch(resolved.classReceiver, this.summary, resolved.method, expected, bindKey('class'), this.fileClasses(), !this.isUser(this.summary));
+      if (why) {
+        this.unknownCall(call, nameNode, spec.qualname, why);
+        return;
+      }
+    }
     for (const receiver of receivers) {
       if (!receiver.declared || !resolved.method) continue;
       // the runtime class may be a subclass: every override must bind the call the same way
@@ -1512,7 +1556,7 @@ function missingMessage(errors: BindError[]): string {
   return `${name} missing ${kinds.filter((k) => k).join(', and ')}`;
 }
 
-type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; receivers?: Instance[]; method?: string; superOf?: { cls: ClassInfo; method: string } };
+type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; receivers?: Instance[]; classReceiver?: ClassInfo; method?: string; superOf?: { cls: ClassInfo; method: string } };
 
 type Outcome = Array<Array<{ sig: Sig; error: BindError }>>;
 

@@ -293,21 +293,22 @@ export class Receivers {
   }
 
   /**
-   * `inst.attr` on an instance of a known class: a method (as the class defines it), the class of
-   * an instance attribute when every assignment along the MRO agrees on it, or unknown.
+   * The classes of the MRO of `cls` the engine sees, up to where attribute `attr` is looked up,
+   * and the first base it cannot see into; unknown when a class of the MRO may change the lookup
+   * (custom attribute access or dynamic attributes for `instance` lookups, a class decorator that
+   * may patch `attr`, a base the engine cannot see at all).
    */
-  member(inst: Instance, attr: string, depth = 0): Value {
-    if (depth > 8) return unknown('attribute chain too long');
-    const mro = this.callables.mro(inst.cls, inst.summary);
-    if (!mro) return unknown(`the MRO of ${inst.cls.name} cannot be worked out`);
+  private walkMro(cls: ClassInfo, summary: ModuleSummary, attr: string, instance: boolean): Unknown | { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; opaque?: string; seenBeforeOpaque: number } {
+    const mro = this.callables.mro(cls, summary);
+    if (!mro) return unknown(`the MRO of ${cls.name} cannot be worked out`);
     const classes: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
     let opaque: string | undefined;
     /** How many classes the engine sees come before the first base it cannot see into. */
     let seenBeforeOpaque = -1;
     for (const e of mro) {
       if (e.kind === 'class') {
-        if (e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
-        if (e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
+        if (instance && e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
+        if (instance && e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
         // a class decorator that may patch or replace the class may change any of its methods
         for (const d of e.cls.decorators) {
           const fn = this.decoratorFunction(d, e.summary);
@@ -326,9 +327,48 @@ export class Receivers {
         if (opaque === undefined) seenBeforeOpaque = classes.length;
         opaque ??= e.kind === 'unknown' ? 'a base class the engine cannot see' : `the base ${e.kind === 'special' ? e.name : e.kind === 'external' ? e.qualname : '?'}`;
         // an unseen class in the MRO may define or assign anything
-        if (e.kind === 'unknown') return unknown(`${inst.cls.name} has ${opaque}`);
+        if (e.kind === 'unknown') return unknown(`${cls.name} has ${opaque}`);
       }
     }
+    return { classes, opaque, seenBeforeOpaque };
+  }
+
+  /**
+   * `cls.attr` where `cls` is a class or any subclass of it (the first parameter of a classmethod):
+   * a method as the class defines it along its MRO (called through the class, see `dispatch` for
+   * the subclasses), or unknown.
+   */
+  classMember(cls: ClassInfo, summary: ModuleSummary, attr: string): Value {
+    const walk = this.walkMro(cls, summary, attr, false);
+    if ('kind' in walk) return walk;
+    const { classes, opaque, seenBeforeOpaque } = walk;
+    // a metaclass's own attributes and descriptors come into a lookup on the class
+    for (const c of classes) {
+      const meta = c.cls.keywords.get('metaclass');
+      const mv = meta ? this.program.evalExpr(meta, c.summary) : undefined;
+      if (mv && !(mv.kind === 'special' && /^abc\.ABCMeta$/.test(mv.name))) return unknown(`${c.cls.name} has a metaclass`);
+    }
+    const ownerAt = classes.findIndex((c) => c.cls.members.has(attr));
+    const owner = ownerAt >= 0 ? classes[ownerAt] : undefined;
+    if (!owner) return opaque ? { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` } : unknown(`no class along the MRO of ${cls.name} defines ${attr}`);
+    if (opaque && seenBeforeOpaque >= 0 && seenBeforeOpaque <= ownerAt) return unknown(`${cls.name}.${attr} may come from ${opaque}, which comes first in the MRO`);
+    const binds = owner.cls.members.get(attr)!;
+    if (!binds.every((b) => b.kind === 'def')) return unknown(`${owner.cls.name}.${attr} is a class attribute`);
+    if (binds.some((b) => b.kind === 'def' && this.isProperty(b.fn, owner.summary))) return unknown(`${owner.cls.name}.${attr} is a property`);
+    const m = this.program.classMember(owner.cls, owner.summary, attr);
+    if (m && (m.kind === 'function' || (m.kind === 'anyOf' && m.values.every((v) => v.kind === 'function')))) return m;
+    return unknown(`${owner.cls.name}.${attr} is not a method the engine can see`);
+  }
+
+  /**
+   * `inst.attr` on an instance of a known class: a method (as the class defines it), the class of
+   * an instance attribute when every assignment along the MRO agrees on it, or unknown.
+   */
+  member(inst: Instance, attr: string, depth = 0): Value {
+    if (depth > 8) return unknown('attribute chain too long');
+    const walk = this.walkMro(inst.cls, inst.summary, attr, true);
+    if ('kind' in walk) return walk;
+    const { classes, opaque, seenBeforeOpaque } = walk;
     // instance attributes shadow methods and class attributes (non-data descriptors)
     const assigned = classes.some((c) => c.cls.attrAssigns.has(attr));
     const ownerAt = classes.findIndex((c) => c.cls.members.has(attr));
