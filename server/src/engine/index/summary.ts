@@ -957,10 +957,19 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
     const atStart = /^[ \t]*$/.test(lineBefore) || /;[ \t]*$/.test(lineBefore);
     const after = raw.slice(end, end + 400);
     if (atStart) {
-      const call = /^\s*=(?!=)\s*([A-Za-z_][\w.]*)\s*\(/.exec(after);
+      /** `= a.b.C(...)` as the whole value at `from` (an offset of `after`): `call:a.b.C`, or `?`. */
+      const callAt = (from: number): string | undefined => {
+        const call = /^\s*=(?!=)\s*([A-Za-z_][\w.]*)\s*\(/.exec(after.slice(from));
+        if (!call) return undefined;
+        const close = matchParen(raw, end + from + call[0].length - 1);
+        if (close < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200))) return '?';
+        // a name the method binds or imports itself is not the module's
+        const head = call[1].split('.')[0];
+        return head === self || rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw) ? '?' : `call:${call[1]}`;
+      };
+      const call = callAt(0);
       if (call) {
-        const close = matchParen(raw, end + call[0].length - 1);
-        add(m[1], close > 0 && /^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200)) ? `call:${call[1]}` : '?');
+        add(m[1], call);
         continue;
       }
       // `self.x = None`: a method called on the attribute fails while it holds None, so where such
@@ -974,6 +983,9 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         // a bare declaration (`self.x: C`) or one that assigns None declares what other assignments give
         const declares = ann[2] !== '=' || /^\s*None[ \t]*(#[^\n]*)?(\r?\n|$)/.test(after.slice(ann.index + ann[0].length));
         add(m[1], `${declares ? 'decl' : 'ann'}:${ann[1].replace(/\s+/g, ' ')}`);
+        // `self.x: C = D(...)`: what is built must agree with what is declared
+        const value = declares ? undefined : callAt(ann.index + ann[0].length - 1);
+        if (value) add(m[1], value);
         continue;
       }
       // `self.x = self.a.b`, and `self.x = param.a.b` where the parameter is annotated (and the
