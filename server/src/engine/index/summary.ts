@@ -1025,10 +1025,36 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
 
 /** A body binds a name again: an assignment statement (plain, augmented, unpacking), a walrus, a loop or `with` target, `del`. */
 function rebinds(raw: string, name: string): boolean {
-  return new RegExp(
-    `^[ \\t]*(?:[\\w.\\[\\]]+\\s*,\\s*)*\\(?${name}\\s*(?:,[^\\n=]*)?\\)?\\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\\*\\*=|<<=|>>=)|\\b${name}\\s*:=|\\b(?:for|as|del|global|nonlocal)\\s+[^\\n:]*\\b${name}\\b`,
-    'm',
-  ).test(raw);
+  if (new RegExp(`\\b${name}\\s*:=|\\b(?:for|as|del|global|nonlocal)\\s+[^\\n:]*\\b${name}\\b`).test(raw)) return true;
+  const assign = new RegExp(`^[ \\t]*(?:[\\w.\\[\\]]+\\s*,\\s*)*\\(?${name}\\s*(?:,[^\\n=]*)?\\)?\\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\\*\\*=|<<=|>>=)`, 'gm');
+  // a line `name=value,` inside brackets is a keyword argument, not a statement
+  for (const m of raw.matchAll(assign)) if (!/^[ \t]*\w+=(?!=)/.test(m[0]) || bracketDepth(raw, m.index!) === 0) return true;
+  return false;
+}
+
+/** How many brackets are open at an offset of a body (strings and comments skipped). */
+function bracketDepth(text: string, at: number): number {
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    const c = text[i];
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+    else if (c === '"' || c === "'") {
+      const q = text.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
+      let close = i + q.length;
+      // a single-quoted string ends at its quote or at the end of the line
+      for (; close < at; close++) {
+        if (text[close] === '\\') close++;
+        else if (text.startsWith(q, close) || (q.length === 1 && text[close] === '\n')) break;
+      }
+      i = close + q.length - 1;
+    } else if (c === '#') {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) break;
+      i = nl;
+    }
+  }
+  return depth;
 }
 
 /**
