@@ -307,6 +307,11 @@ describe('receivers: attribute chains, computed attribute names, locals bound in
     assert.match(reasonAt('self.dispatcher.dispatch(3)  # untraced', 0), /LooseRunner sets attributes dynamically/);
     assert.match(reasonAt('e.dispatch(3, True)'), /Dispatcher or OtherDispatcher, whose dispatch bind the call differently/);
     assert.match(reasonAt('cls.is_rocm(strict=True)'), /SubPlatform\.is_rocm overrides it and binds the call differently/);
+    assert.match(reasonAt('platform.is_rocm(strict=True)'), /Platform\.is_rocm overrides it and binds the call differently/);
+    // the target's own subclasses count
+    const alone = await check2('v2', 'from qlib.platform import Platform\n\n\ndef f(p: type[Platform]):\n    p.is_rocm(strict=True)\n    p.is_cuda(strict=True)\n');
+    assert.match(alone.calls.find((c) => c.range.start.line === 4)?.unknownReason ?? '', /RocmPlatform\.is_rocm overrides it and binds the call differently/);
+    assert.deepEqual(alone.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['6:unexpected-keyword']);
     // an unannotated parameter bound again is not followed at all
     const raw = USER2.split('\n').findIndex((l) => l.includes('raw.dispatch(3)')) + 1;
     assert.ok(!r.calls.some((c) => c.range.start.line + 1 === raw));

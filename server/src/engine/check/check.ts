@@ -843,6 +843,26 @@ class FileCheck {
     return undefined;
   }
 
+  /** A parameter annotated `type[C]` (bound once): C or a subclass of it; undefined for anything else. */
+  private typeParameter(name: string, scope: Scope): { cls: ClassInfo; summary: ModuleSummary } | { untraced: string } | undefined {
+    let s: Scope | undefined = scope;
+    while (s && s.kind !== 'module') {
+      if (s.kind === 'function' && s.globals.has(name)) return undefined;
+      const list = s.kind === 'function' ? s.locals.get(name) : undefined;
+      if (list) {
+        const b = list.length === 1 ? list[0] : null;
+        if (!b || b.kind !== 'param' || !b.annotation || (b.first && this.methodOf(s))) return undefined;
+        const inner = classOfType(b.annotation);
+        if (!inner) return undefined;
+        const v = this.checker.receivers.annotated(inner, this.summary);
+        if (v.kind === 'instance') return { cls: v.cls, summary: v.summary };
+        return v.kind === 'unknown' && v.target ? { untraced: v.reason } : undefined;
+      }
+      s = s.parent;
+    }
+    return undefined;
+  }
+
   /** The module-level class whose method a function scope is, and the function's decorators' names. */
   private methodOf(fnScope: Scope): { cls: ClassInfo; decorators: string[] } | undefined {
     const clsScope = fnScope.parent;
@@ -1252,11 +1272,13 @@ class FileCheck {
         return this.superSpec(obj, attr, scope);
       }
       if (!obj || !attr) return undefined;
-      const owner = obj.type === 'identifier' ? this.clsParameter(obj.text, scope) : undefined;
+      const own = obj.type === 'identifier' ? this.clsParameter(obj.text, scope) : undefined;
+      const owner = own ? { cls: own, summary: this.summary } : obj.type === 'identifier' ? this.typeParameter(obj.text, scope) : undefined;
+      if (owner && 'untraced' in owner) return owner;
       if (owner) {
-        // `cls.m(...)` in a classmethod: the class or a subclass, `m` looked up on the class
-        const v = this.checker.receivers.classMember(owner, this.summary, attr);
-        if (v.kind === 'unknown') return this.targetish({ kind: 'class', cls: owner, summary: this.summary }) ? { untraced: v.reason } : undefined;
+        // `cls.m(...)` in a classmethod, `b.m(...)` with `b: type[C]`: the class or a subclass, `m` looked up on the class
+        const v = this.checker.receivers.classMember(owner.cls, owner.summary, attr);
+        if (v.kind === 'unknown') return this.targetish({ kind: 'class', ...owner }) ? { untraced: v.reason } : undefined;
         return { spec: this.checker.callables.specOf(v, 'class'), value: v, classReceiver: owner, method: attr };
       }
       const base = this.valueOfExpr(obj, scope);
@@ -1412,7 +1434,7 @@ class FileCheck {
         this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
         return;
       }
-      const why = this.checker.receivers.dispatch(resolved.classReceiver, this.summary, resolved.method, expected, bindKey('class'), this.fileClasses(), !this.isUser(this.summary));
+      const why = this.checker.receivers.dispatch(resolved.classReceiver.cls, resolved.classReceiver.summary, resolved.method, expected, bindKey('class'), this.fileClasses(), !this.isUser(resolved.classReceiver.summary));
       if (why) {
         this.unknownCall(call, nameNode, spec.qualname, why);
         return;
@@ -1556,7 +1578,20 @@ function missingMessage(errors: BindError[]): string {
   return `${name} missing ${kinds.filter((k) => k).join(', and ')}`;
 }
 
-type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; receivers?: Instance[]; classReceiver?: ClassInfo; method?: string; superOf?: { cls: ClassInfo; method: string } };
+/** `C` of an annotation `type[C]` (also `Type[C]`, quoted, or with `| None` / `Optional`), else undefined. */
+function classOfType(text: string): string | undefined {
+  let t = text.trim();
+  const q = /^(['"])(.*)\1$/s.exec(t);
+  if (q) t = q[2].trim();
+  const opt = /^(?:typing\.)?Optional\[(.*)\]$/s.exec(t);
+  if (opt) t = opt[1].trim();
+  const none = /^(.*?)\s*\|\s*None$|^None\s*\|\s*(.*)$/s.exec(t);
+  if (none) t = (none[1] ?? none[2]).trim();
+  const m = /^(?:type|Type|typing\.Type)\[\s*([A-Za-z_][\w.]*)\s*\]$/s.exec(t);
+  return m ? m[1] : undefined;
+}
+
+type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; receivers?: Instance[]; classReceiver?: { cls: ClassInfo; summary: ModuleSummary }; method?: string; superOf?: { cls: ClassInfo; method: string } };
 
 type Outcome = Array<Array<{ sig: Sig; error: BindError }>>;
 
