@@ -81,7 +81,8 @@ export interface ClassInfo {
   /**
    * How each instance attribute is assigned in the class's methods, one entry per assignment:
    * `call:<dotted callee>` for `self.x = a.b.C(...)`, `ann:<annotation>` for `self.x: C = ...`,
-   * `decl:<annotation>` for `self.x: C` and `self.x: C = None`, `value:<a.B.c>` for `self.x = a.B.c`,
+   * `decl:<annotation>` for `self.x: C` and `self.x: C = None`, `withcall:<dotted callee>` beside
+   * the `ann:` of `self.x: C = a.b.D(...)`, `value:<a.B.c>` for `self.x = a.B.c`,
    * `self:<a.b>` for `self.x = self.a.b`, `attr:<a.b>:<annotation>` for `self.x = p.a.b` where the
    * method's parameter `p` is annotated,
    * `none` for `self.x = None`, `?` for anything else (other values, augmented assignments,
@@ -965,7 +966,7 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         if (close < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200))) return '?';
         // a name the method binds or imports itself is not the module's
         const head = call[1].split('.')[0];
-        return head === self || rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw) ? '?' : `call:${call[1]}`;
+        return rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw) ? '?' : `call:${call[1]}`;
       };
       const call = callAt(0);
       if (call) {
@@ -982,10 +983,15 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
       if (ann) {
         // a bare declaration (`self.x: C`) or one that assigns None declares what other assignments give
         const declares = ann[2] !== '=' || /^\s*None[ \t]*(#[^\n]*)?(\r?\n|$)/.test(after.slice(ann.index + ann[0].length));
+        // an annotation the type checker is told to ignore does not say what the value is
+        if (!declares && /#\s*type:\s*ignore\b/.test(lineAfter)) {
+          add(m[1], '?');
+          continue;
+        }
         add(m[1], `${declares ? 'decl' : 'ann'}:${ann[1].replace(/\s+/g, ' ')}`);
-        // `self.x: C = D(...)`: what is built must agree with what is declared
+        // `self.x: C = D(...)`: what is built, when the engine sees it, must agree with what is declared
         const value = declares ? undefined : callAt(ann.index + ann[0].length - 1);
-        if (value) add(m[1], value);
+        if (value && value !== '?') add(m[1], `with${value}`);
         continue;
       }
       // `self.x = self.a.b`, and `self.x = param.a.b` where the parameter is annotated (and the

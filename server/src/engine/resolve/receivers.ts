@@ -401,6 +401,12 @@ export class Receivers {
     for (const c of classes) {
       for (const d of c.cls.attrAssigns.get(attr) ?? []) {
         if (d === 'none') continue;
+        if (d.startsWith('withcall:')) {
+          // the value of an annotated assignment: the annotation stands for it unless the class it builds is known
+          const built = this.assignedValue(d.slice(4), c.cls, c.summary, inst);
+          if (built.kind === 'instance' || isInstanceUnion(built)) results.push(built);
+          continue;
+        }
         const v = this.assignedValue(d, c.cls, c.summary, inst);
         // a declaration that names no class the engine sees (`self.x: nn.Module | None = None`,
         // a union) says less than the values the MRO assigns: those decide, when there are any
