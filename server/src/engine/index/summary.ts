@@ -968,6 +968,43 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         const head = call[1].split('.')[0];
         return rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw) ? '?' : `call:${call[1]}`;
       };
+      /** `= A(...) if c else B(...)` (an arm may be None) as the whole value, on one line after the first arm: each arm's descriptor. */
+      const armsAt = (): string[] | undefined => {
+        const eq = /^\s*=(?!=)\s*/.exec(after);
+        if (!eq) return undefined;
+        const arm = (p: number): { d: string; next: number } | undefined => {
+          if (/^None\b/.test(raw.slice(p, p + 5))) return { d: 'none', next: p + 4 };
+          const c = /^([A-Za-z_][\w.]*)\s*\(/.exec(raw.slice(p, p + 300));
+          const close = c ? matchParen(raw, p + c[0].length - 1) : -1;
+          if (!c || close < 0) return undefined;
+          const head = c[1].split('.')[0];
+          if (rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw)) return undefined;
+          return { d: `call:${c[1]}`, next: close + 1 };
+        };
+        const a = arm(end + eq[0].length);
+        const iff = a ? /^[ \t]+if\s/.exec(raw.slice(a.next, a.next + 10)) : null;
+        if (!a || !iff) return undefined;
+        // the condition, to ` else ` outside brackets, on the same line
+        let i = a.next + iff[0].length;
+        for (; ; i++) {
+          const ch = raw[i];
+          if (ch === undefined || ch === '\n' || ch === '#' || ch === '"' || ch === "'" || raw.startsWith('lambda', i)) return undefined;
+          if (ch === '(' || ch === '[' || ch === '{') {
+            const cl = matchParen(raw, i);
+            if (cl < 0) return undefined;
+            i = cl;
+          } else if (/[ \t]/.test(raw[i - 1]) && raw.startsWith('else', i) && /[ \t]/.test(raw[i + 4] ?? '')) break;
+        }
+        const ws = /^[ \t]+/.exec(raw.slice(i + 4))!;
+        const b = arm(i + 4 + ws[0].length);
+        if (!b || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(b.next, b.next + 200)) || (a.d === 'none' && b.d === 'none')) return undefined;
+        return [a.d, b.d];
+      };
+      const arms = armsAt();
+      if (arms) {
+        for (const d of arms) add(m[1], d);
+        continue;
+      }
       const call = callAt(0);
       if (call) {
         add(m[1], call);
