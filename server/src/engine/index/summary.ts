@@ -958,15 +958,16 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
     const atStart = /^[ \t]*$/.test(lineBefore) || /;[ \t]*$/.test(lineBefore);
     const after = raw.slice(end, end + 400);
     if (atStart) {
+      /** A name the method binds, imports or takes as a parameter: not the module's. */
+      const local = (head: string): boolean => params.some((p) => p.name === head) || rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw);
       /** `= a.b.C(...)` as the whole value at `from` (an offset of `after`): `call:a.b.C`, or `?`. */
       const callAt = (from: number): string | undefined => {
         const call = /^\s*=(?!=)\s*([A-Za-z_][\w.]*)\s*\(/.exec(after.slice(from));
         if (!call) return undefined;
         const close = matchParen(raw, end + from + call[0].length - 1);
         if (close < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200))) return '?';
-        // a name the method binds or imports itself is not the module's
         const head = call[1].split('.')[0];
-        return rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw) ? '?' : `call:${call[1]}`;
+        return local(head) ? '?' : `call:${call[1]}`;
       };
       /** `= A(...) if c else B(...)` (an arm may be None) as the whole value, on one line after the first arm: each arm's descriptor. */
       const armsAt = (): string[] | undefined => {
@@ -978,7 +979,7 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
           const close = c ? matchParen(raw, p + c[0].length - 1) : -1;
           if (!c || close < 0) return undefined;
           const head = c[1].split('.')[0];
-          if (rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw)) return undefined;
+          if (local(head)) return undefined;
           return { d: `call:${c[1]}`, next: close + 1 };
         };
         const a = arm(end + eq[0].length);
