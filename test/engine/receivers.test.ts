@@ -102,7 +102,7 @@ describe('receivers', () => {
     assert.deepEqual(r.findings, []);
   });
 
-  it('self in a static method or a classmethod is not an instance', async () => {
+  it('self in a static method is not an instance; in a classmethod it is the class, whose functions take self explicitly', async () => {
     const text = [
       'from rlib.runner import ModelRunner',
       'class R(ModelRunner):',
@@ -117,7 +117,9 @@ describe('receivers', () => {
       '',
     ].join('\n');
     const r = await checkWith('v2', text);
-    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['10:missing-argument']);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['8:missing-argument', '10:missing-argument']);
+    // through the class, 1 is `self` and both other parameters are missing
+    assert.match(r.findings[0].message, /missing 2 required positional arguments/);
   });
 
   it("the user's own modules: a class derived from a target class, imported from another module, is checked where it is built and called", async () => {
@@ -258,5 +260,60 @@ describe('receivers', () => {
     const r = engine.check(base, 'base.py');
     assert.deepEqual(r.findings, []);
     assert.match(r.calls.find((c) => c.range.start.line === 3)?.unknownReason ?? '', /Sub\._prepare_inputs overrides it/);
+  });
+});
+
+/**
+ * More receivers (test/fixtures/receivers2): attributes assigned from attribute chains, attributes
+ * written by computed names that the code limits to a few, and locals bound in several places.
+ */
+describe('receivers: attribute chains, computed attribute names, locals bound in several places', () => {
+  const DIR2 = path.join(FIXTURES, 'receivers2');
+  const USER2 = fs.readFileSync(path.join(DIR2, 'user.py'), 'utf8');
+  const check2 = async (version: 'v1' | 'v2', text = USER2): Promise<CheckResult> => (await Engine.open({ targets: [path.join(DIR2, version)] })).check(text, 'user.py');
+
+  it('reports exactly the marked calls, and gives every marked call its status with a reason when left open', async () => {
+    const r = await check2('v2');
+    const expected = [...marks(USER2)].filter(([, m]) => m.startsWith('expect: ')).map(([line, m]) => `${line}:${m.slice(8)}`);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), expected.sort());
+    assert.ok(expected.length >= 9, `${expected.length} expected findings`);
+    for (const [line, m] of marks(USER2)) {
+      const calls = r.calls.filter((c) => c.range.start.line + 1 === line);
+      assert.equal(calls.length, 1, `line ${line}: ${JSON.stringify(calls)}`);
+      const status = calls[0].status ?? 'checked';
+      assert.equal(status, m.startsWith('expect: ') ? 'checked' : m, `line ${line}: ${calls[0].unknownReason}`);
+      if (status !== 'checked') assert.ok(calls[0].unknownReason, `line ${line} has a reason`);
+    }
+  });
+
+  it('finds nothing against the version the file was written for, and checks the same calls', async () => {
+    const r = await check2('v1');
+    assert.deepEqual(r.findings, []);
+    for (const [line, m] of marks(USER2)) {
+      if (m !== 'checked' && !m.startsWith('expect: ')) continue;
+      assert.ok(r.calls.some((c) => c.range.start.line + 1 === line && (c.status ?? 'checked') === 'checked'), `line ${line} checked against v1`);
+    }
+  });
+
+  it('the reasons to stay open', async () => {
+    const r = await check2('v2');
+    const reasonAt = (needle: string, nth = 0): string => {
+      const lines = USER2.split('\n');
+      const at = lines.map((l, i) => (l.includes(needle) ? i + 1 : 0)).filter((x) => x > 0)[nth];
+      return r.calls.find((c) => c.range.start.line + 1 === at)?.unknownReason ?? '';
+    };
+    assert.match(reasonAt('self.cursor.walk(1)'), /from itself/);
+    assert.match(reasonAt('self.model_config.get_hidden_size(True)'), /ConfigurableRunner assigns the attribute in a way/);
+    assert.match(reasonAt('self.dispatcher.dispatch(3)  # untraced', 0), /LooseRunner sets attributes dynamically/);
+    assert.match(reasonAt('e.dispatch(3, True)'), /Dispatcher or OtherDispatcher, whose dispatch bind the call differently/);
+    assert.match(reasonAt('cls.is_rocm(strict=True)'), /SubPlatform\.is_rocm overrides it and binds the call differently/);
+    assert.match(reasonAt('platform.is_rocm(strict=True)'), /Platform\.is_rocm overrides it and binds the call differently/);
+    // the target's own subclasses count
+    const alone = await check2('v2', 'from qlib.platform import Platform\n\n\ndef f(p: type[Platform]):\n    p.is_rocm(strict=True)\n    p.is_cuda(strict=True)\n');
+    assert.match(alone.calls.find((c) => c.range.start.line === 4)?.unknownReason ?? '', /RocmPlatform\.is_rocm overrides it and binds the call differently/);
+    assert.deepEqual(alone.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['6:unexpected-keyword']);
+    // an unannotated parameter bound again is not followed at all
+    const raw = USER2.split('\n').findIndex((l) => l.includes('raw.dispatch(3)')) + 1;
+    assert.ok(!r.calls.some((c) => c.range.start.line + 1 === raw));
   });
 });

@@ -871,7 +871,22 @@ class FileCheck {
             if (b.kind === 'with') return this.enteredValue(b.value, s);
             if (b.kind === 'for') return this.loopValue(b.iter, s);
           }
-          if (list.some((b) => b === null || b.kind === 'assigned' || b.kind === 'param' || b.kind === 'with' || b.kind === 'for')) return undefined;
+          if (list.some((b) => b === null)) return undefined;
+          if (list.some((b) => b!.kind === 'assigned' || b!.kind === 'param' || b!.kind === 'with' || b!.kind === 'for')) {
+            // bound in several places: where it is read it holds one of their values, so a call on
+            // it is followed when each of them is an instance of a class the engine knows
+            const values: Value[] = [];
+            for (const b of list as LocalBinding[]) {
+              // `x = None` then `x = C()`: a method called on None fails anyway
+              if (b.kind === 'assigned' && b.value.type === 'none') continue;
+              const v = b.kind === 'assigned' ? this.instanceFrom(b.value, s) : b.kind === 'param' ? this.parameterValue(b, s) : b.kind === 'with' ? this.enteredValue(b.value, s) : b.kind === 'for' ? this.loopValue(b.iter, s) : undefined;
+              if (!v || !(v.kind === 'instance' || isInstanceUnion(v))) return undefined;
+              values.push(v);
+            }
+            if (values.length === 0) return undefined;
+            const v = agree(values);
+            return v.kind === 'instance' || isInstanceUnion(v) ? v : undefined;
+          }
           const values = (list as Binding[]).map((b) => this.program.valueOfBinding(b, this.summary, 0));
           return values.length === 1 ? values[0] : { kind: 'anyOf', values };
         }
@@ -886,6 +901,51 @@ class FileCheck {
       if (r.kind === 'instance') return r;
     }
     return this.program.resolveGlobal(this.summary, name);
+  }
+
+  /**
+   * The module-level class whose classmethod (or `__new__`, `__init_subclass__`,
+   * `__class_getitem__`) binds `name` as its first parameter: `name` holds that class or a subclass.
+   */
+  private clsParameter(name: string, scope: Scope): ClassInfo | undefined {
+    let s: Scope | undefined = scope;
+    while (s && s.kind !== 'module') {
+      const list = s.kind === 'function' ? s.locals.get(name) : undefined;
+      if (s.kind === 'function' && s.globals.has(name)) return undefined;
+      if (list) {
+        const b = list.length === 1 ? list[0] : null;
+        if (!b || b.kind !== 'param' || !b.first) return undefined;
+        const m = this.methodOf(s);
+        if (!m) return undefined;
+        const fname = s.node.childForFieldName('name')?.text;
+        const implicit = fname === '__new__' || fname === '__init_subclass__' || fname === '__class_getitem__';
+        const classmethod = m.decorators.some((d) => /^(classmethod|builtins\.classmethod)$/.test(d));
+        // another decorator may change what the first parameter is
+        return (implicit && m.decorators.length === 0) || (classmethod && m.decorators.length === 1) ? m.cls : undefined;
+      }
+      s = s.parent;
+    }
+    return undefined;
+  }
+
+  /** A parameter annotated `type[C]` (bound once): C or a subclass of it; undefined for anything else. */
+  private typeParameter(name: string, scope: Scope): { cls: ClassInfo; summary: ModuleSummary } | { untraced: string } | undefined {
+    let s: Scope | undefined = scope;
+    while (s && s.kind !== 'module') {
+      if (s.kind === 'function' && s.globals.has(name)) return undefined;
+      const list = s.kind === 'function' ? s.locals.get(name) : undefined;
+      if (list) {
+        const b = list.length === 1 ? list[0] : null;
+        if (!b || b.kind !== 'param' || !b.annotation || (b.first && this.methodOf(s))) return undefined;
+        const inner = classOfType(b.annotation);
+        if (!inner) return undefined;
+        const v = this.checker.receivers.annotated(inner, this.summary);
+        if (v.kind === 'instance') return { cls: v.cls, summary: v.summary };
+        return v.kind === 'unknown' && v.target ? { untraced: v.reason } : undefined;
+      }
+      s = s.parent;
+    }
+    return undefined;
   }
 
   /** The module-level class whose method a function scope is, and the function's decorators' names. */
@@ -950,6 +1010,23 @@ class FileCheck {
    * `x = f(...)` to an instance of the class f's return annotation names (or a subclass).
    */
   private instanceFrom(value: Node, scope: Scope): Value | undefined {
+    if (value.type === 'conditional_expression' || value.type === 'parenthesized_expression') {
+      // `a if c else b` is one of the two; `(a)` is a
+      const parts = value.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+      const arms = value.type === 'conditional_expression' ? [parts[0], parts[2]] : parts.length === 1 ? [parts[0]] : [];
+      if (arms.length === 0 || arms.some((a) => !a)) return undefined;
+      const values: Value[] = [];
+      for (const a of arms) {
+        // `x = C() if c else None`: a method called on None fails anyway
+        if (a.type === 'none' && arms.length === 2) continue;
+        const v = this.instanceFrom(a, scope);
+        if (!v || !(v.kind === 'instance' || isInstanceUnion(v))) return undefined;
+        values.push(v);
+      }
+      if (values.length === 0) return undefined;
+      const v = agree(values);
+      return v.kind === 'instance' || isInstanceUnion(v) ? v : undefined;
+    }
     // `x = y` and `x = a.b.c` take the value of what they name
     const fn = value.type === 'call' ? value.childForFieldName('function') : value.type === 'identifier' || value.type === 'attribute' ? value : null;
     if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
@@ -989,6 +1066,8 @@ class FileCheck {
       if (!base) return undefined;
       if (base.kind === 'instance') return this.checker.receivers.member(base, attr.text);
       if (isInstanceUnion(base)) return agree(base.values.map((b) => this.checker.receivers.member(b, attr.text)));
+      // a member of an enum is an instance of the enum
+      if (base.kind === 'class') return this.checker.receivers.enumAttribute(base.cls, base.summary, attr.text) ?? this.program.attribute(base, attr.text);
       return this.program.attribute(base, attr.text);
     }
     if (node.type === 'subscript') {
@@ -1280,6 +1359,15 @@ class FileCheck {
         return this.superSpec(obj, attr, scope);
       }
       if (!obj || !attr) return undefined;
+      const own = obj.type === 'identifier' ? this.clsParameter(obj.text, scope) : undefined;
+      const owner = own ? { cls: own, summary: this.summary } : obj.type === 'identifier' ? this.typeParameter(obj.text, scope) : undefined;
+      if (owner && 'untraced' in owner) return owner;
+      if (owner) {
+        // `cls.m(...)` in a classmethod, `b.m(...)` with `b: type[C]`: the class or a subclass, `m` looked up on the class
+        const v = this.checker.receivers.classMember(owner.cls, owner.summary, attr);
+        if (v.kind === 'unknown') return this.targetish({ kind: 'class', ...owner }) ? { untraced: v.reason } : undefined;
+        return { spec: this.checker.callables.specOf(v, 'class'), value: v, classReceiver: owner, method: attr };
+      }
       const base = this.valueOfExpr(obj, scope);
       if (!base || base.kind === 'unknown') return this.fromTarget(obj, scope) ? { untraced: base?.kind === 'unknown' ? base.reason : `the class of ${clip(obj.text)} is not known` } : undefined;
       if (base.kind === 'instance') {
@@ -1474,6 +1562,18 @@ class FileCheck {
       this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
       return;
     }
+    if (resolved.classReceiver && resolved.method) {
+      // the class may be a subclass: every override must bind the call the same way
+      if (this.opts.projectPending) {
+        this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
+        return;
+      }
+      const why = this.checker.receivers.dispatch(resolved.classReceiver.cls, resolved.classReceiver.summary, resolved.method, expected, bindKey('class'), this.fileClasses(), !this.isUser(resolved.classReceiver.summary));
+      if (why) {
+        this.unknownCall(call, nameNode, spec.qualname, why);
+        return;
+      }
+    }
     for (const receiver of receivers) {
       if (!receiver.declared || !resolved.method) continue;
       // the runtime class may be a subclass: every override must bind the call the same way
@@ -1623,7 +1723,20 @@ function missingMessage(errors: BindError[]): string {
   return `${name} missing ${kinds.filter((k) => k).join(', and ')}`;
 }
 
-type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; receivers?: Instance[]; method?: string; superOf?: { cls: ClassInfo; method: string } };
+/** `C` of an annotation `type[C]` (also `Type[C]`, quoted, or with `| None` / `Optional`), else undefined. */
+function classOfType(text: string): string | undefined {
+  let t = text.trim();
+  const q = /^(['"])(.*)\1$/s.exec(t);
+  if (q) t = q[2].trim();
+  const opt = /^(?:typing\.)?Optional\[(.*)\]$/s.exec(t);
+  if (opt) t = opt[1].trim();
+  const none = /^(.*?)\s*\|\s*None$|^None\s*\|\s*(.*)$/s.exec(t);
+  if (none) t = (none[1] ?? none[2]).trim();
+  const m = /^(?:type|Type|typing\.Type)\[\s*([A-Za-z_][\w.]*)\s*\]$/s.exec(t);
+  return m ? m[1] : undefined;
+}
+
+type Resolved = { spec: CallSpec; value: Value; receiver?: Instance; receivers?: Instance[]; classReceiver?: { cls: ClassInfo; summary: ModuleSummary }; method?: string; superOf?: { cls: ClassInfo; method: string } };
 
 type Outcome = Array<Array<{ sig: Sig; error: BindError }>>;
 

@@ -81,6 +81,10 @@ export interface ClassInfo {
   /**
    * How each instance attribute is assigned in the class's methods, one entry per assignment:
    * `call:<dotted callee>` for `self.x = a.b.C(...)`, `ann:<annotation>` for `self.x: C = ...`,
+   * `decl:<annotation>` for `self.x: C` and `self.x: C = None`, `withcall:<dotted callee>` beside
+   * the `ann:` of `self.x: C = a.b.D(...)`, `value:<a.B.c>` for `self.x = a.B.c`,
+   * `self:<a.b>` for `self.x = self.a.b`, `attr:<a.b>:<annotation>` for `self.x = p.a.b` where the
+   * method's parameter `p` is annotated,
    * `none` for `self.x = None`, `?` for anything else (other values, augmented assignments,
    * unpacking, loop targets).
    */
@@ -954,10 +958,57 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
     const atStart = /^[ \t]*$/.test(lineBefore) || /;[ \t]*$/.test(lineBefore);
     const after = raw.slice(end, end + 400);
     if (atStart) {
-      const call = /^\s*=(?!=)\s*([A-Za-z_][\w.]*)\s*\(/.exec(after);
+      /** A name the method binds, imports or takes as a parameter: not the module's. */
+      const local = (head: string): boolean => params.some((p) => p.name === head) || rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw);
+      /** `= a.b.C(...)` as the whole value at `from` (an offset of `after`): `call:a.b.C`, or `?`. */
+      const callAt = (from: number): string | undefined => {
+        const call = /^\s*=(?!=)\s*([A-Za-z_][\w.]*)\s*\(/.exec(after.slice(from));
+        if (!call) return undefined;
+        const close = matchParen(raw, end + from + call[0].length - 1);
+        if (close < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200))) return '?';
+        const head = call[1].split('.')[0];
+        return local(head) ? '?' : `call:${call[1]}`;
+      };
+      /** `= A(...) if c else B(...)` (an arm may be None) as the whole value, on one line after the first arm: each arm's descriptor. */
+      const armsAt = (): string[] | undefined => {
+        const eq = /^\s*=(?!=)\s*/.exec(after);
+        if (!eq) return undefined;
+        const arm = (p: number): { d: string; next: number } | undefined => {
+          if (/^None\b/.test(raw.slice(p, p + 5))) return { d: 'none', next: p + 4 };
+          const c = /^([A-Za-z_][\w.]*)\s*\(/.exec(raw.slice(p, p + 300));
+          const close = c ? matchParen(raw, p + c[0].length - 1) : -1;
+          if (!c || close < 0) return undefined;
+          const head = c[1].split('.')[0];
+          if (local(head)) return undefined;
+          return { d: `call:${c[1]}`, next: close + 1 };
+        };
+        const a = arm(end + eq[0].length);
+        const iff = a ? /^[ \t]+if\s/.exec(raw.slice(a.next, a.next + 10)) : null;
+        if (!a || !iff) return undefined;
+        // the condition, to ` else ` outside brackets, on the same line
+        let i = a.next + iff[0].length;
+        for (; ; i++) {
+          const ch = raw[i];
+          if (ch === undefined || ch === '\n' || ch === '#' || ch === '"' || ch === "'" || raw.startsWith('lambda', i)) return undefined;
+          if (ch === '(' || ch === '[' || ch === '{') {
+            const cl = matchParen(raw, i);
+            if (cl < 0) return undefined;
+            i = cl;
+          } else if (/[ \t]/.test(raw[i - 1]) && raw.startsWith('else', i) && /[ \t]/.test(raw[i + 4] ?? '')) break;
+        }
+        const ws = /^[ \t]+/.exec(raw.slice(i + 4))!;
+        const b = arm(i + 4 + ws[0].length);
+        if (!b || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(b.next, b.next + 200)) || (a.d === 'none' && b.d === 'none')) return undefined;
+        return [a.d, b.d];
+      };
+      const arms = armsAt();
+      if (arms) {
+        for (const d of arms) add(m[1], d);
+        continue;
+      }
+      const call = callAt(0);
       if (call) {
-        const close = matchParen(raw, end + call[0].length - 1);
-        add(m[1], close > 0 && /^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200)) ? `call:${call[1]}` : '?');
+        add(m[1], call);
         continue;
       }
       // `self.x = None`: a method called on the attribute fails while it holds None, so where such
@@ -968,8 +1019,38 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
       }
       const ann = /^\s*:\s*([^=\n]+?)\s*(=(?!=)|\n|$)/.exec(after);
       if (ann) {
-        add(m[1], `ann:${ann[1].replace(/\s+/g, ' ')}`);
+        // a bare declaration (`self.x: C`) or one that assigns None declares what other assignments give
+        const declares = ann[2] !== '=' || /^\s*None[ \t]*(#[^\n]*)?(\r?\n|$)/.test(after.slice(ann.index + ann[0].length));
+        // an annotation the type checker is told to ignore does not say what the value is
+        if (!declares && /#\s*type:\s*ignore\b/.test(lineAfter)) {
+          add(m[1], '?');
+          continue;
+        }
+        add(m[1], `${declares ? 'decl' : 'ann'}:${ann[1].replace(/\s+/g, ' ')}`);
+        // `self.x: C = D(...)`: what is built, when the engine sees it, must agree with what is declared
+        const value = declares ? undefined : callAt(ann.index + ann[0].length - 1);
+        if (value && value !== '?') add(m[1], `with${value}`);
         continue;
+      }
+      // `self.x = self.a.b`, and `self.x = param.a.b` where the parameter is annotated (and the
+      // method does not rebind it): the attribute chain read off the instance or the parameter
+      const chain = /^\s*=(?!=)\s*([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)[ \t]*(#[^\n]*)?(\r?\n|$)/.exec(after);
+      if (chain) {
+        const path = chain[2].slice(1);
+        const from = chain[1] === self ? undefined : params.find((p) => p.name === chain[1] && p.annotation && (p.kind === 'normal' || p.kind === 'kwonly' || p.kind === 'posonly'));
+        if (chain[1] === self && !rebinds(raw, self)) {
+          add(m[1], `self:${path}`);
+          continue;
+        }
+        if (from && !rebinds(raw, from.name)) {
+          add(m[1], `attr:${path}:${from.annotation!.replace(/\s+/g, ' ')}`);
+          continue;
+        }
+        // `self.x = E.NAME` with a name of the module (not a parameter or a local of the method)
+        if (chain[1] !== self && !params.some((p) => p.name === chain[1]) && !rebinds(raw, chain[1]) && !new RegExp(`\\bimport\\b[^\\n]*\\b${chain[1]}\\b`).test(raw)) {
+          add(m[1], `value:${chain[1]}${chain[2]}`);
+          continue;
+        }
       }
       // `self.x = param` where the parameter is annotated (and the method does not rebind it)
       const name = /^\s*=(?!=)\s*([A-Za-z_]\w*)[ \t]*(#[^\n]*)?(\r?\n|$)/.exec(after);
@@ -988,20 +1069,113 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
 
 /** A body binds a name again: an assignment statement (plain, augmented, unpacking), a walrus, a loop or `with` target, `del`. */
 function rebinds(raw: string, name: string): boolean {
-  return new RegExp(
-    `^[ \\t]*(?:[\\w.\\[\\]]+\\s*,\\s*)*\\(?${name}\\s*(?:,[^\\n=]*)?\\)?\\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\\*\\*=|<<=|>>=)|\\b${name}\\s*:=|\\b(?:for|as|del|global|nonlocal)\\s+[^\\n:]*\\b${name}\\b`,
-    'm',
-  ).test(raw);
+  if (new RegExp(`\\b${name}\\s*:=|\\b(?:for|as|del|global|nonlocal)\\s+[^\\n:]*\\b${name}\\b`).test(raw)) return true;
+  const assign = new RegExp(`^[ \\t]*(?:[\\w.\\[\\]]+\\s*,\\s*)*\\(?${name}\\s*(?:,[^\\n=]*)?\\)?\\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\\*\\*=|<<=|>>=)`, 'gm');
+  // a line `name=value,` inside brackets is a keyword argument, not a statement
+  for (const m of raw.matchAll(assign)) if (!/^[ \t]*\w+=(?!=)/.test(m[0]) || bracketDepth(raw, m.index!) === 0) return true;
+  return false;
+}
+
+/** How many brackets are open at an offset of a body (strings and comments skipped). */
+function bracketDepth(text: string, at: number): number {
+  let depth = 0;
+  for (let i = 0; i < at; i++) {
+    const c = text[i];
+    if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+    else if (c === '"' || c === "'") {
+      const q = text.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
+      let close = i + q.length;
+      // a single-quoted string ends at its quote or at the end of the line
+      for (; close < at; close++) {
+        if (text[close] === '\\') close++;
+        else if (text.startsWith(q, close) || (q.length === 1 && text[close] === '\n')) break;
+      }
+      i = close + q.length - 1;
+    } else if (c === '#') {
+      const nl = text.indexOf('\n', i);
+      if (nl < 0) break;
+      i = nl;
+    }
+  }
+  return depth;
 }
 
 /**
  * A method writes the instance's attributes by computed names: `setattr(self, ...)` with a name
  * that is not a literal, `self.__dict__`, `vars(self)`, `object.__setattr__(self, name, ...)`.
+ * Gives `*` when it may write any name, the names when each computed name is known to be one of
+ * a few string literals (see `namesOf`), or undefined when it writes none.
  */
-function dynamicAttributes(raw: string, self: string): boolean {
-  if (!raw.includes('setattr') && !raw.includes('__dict__') && !raw.includes('vars(')) return false;
-  for (const m of raw.matchAll(/(?:\bsetattr|__setattr__)\(\s*(\w+)\s*,\s*(['"]?)/g)) if (m[1] === self && !m[2]) return true;
-  return new RegExp(`\\b${self}\\.__dict__|\\bvars\\(\\s*${self}\\s*\\)`).test(raw);
+function dynamicAttributes(raw: string, self: string): '*' | string[] | undefined {
+  if (!raw.includes('setattr') && !raw.includes('__dict__') && !raw.includes('vars(')) return undefined;
+  if (new RegExp(`\\b${self}\\.__dict__|\\bvars\\(\\s*${self}\\s*\\)`).test(raw)) return '*';
+  const names: string[] = [];
+  for (const m of raw.matchAll(/(?:\bsetattr|__setattr__)\(\s*(\w+)\s*,\s*(['"]?)/g)) {
+    if (m[1] !== self || m[2]) continue;
+    const name = /^[A-Za-z_]\w*(?=\s*,)/.exec(raw.slice(m.index! + m[0].length, m.index! + m[0].length + 200))?.[0];
+    const known = name ? namesOf(raw, name, m.index!) : undefined;
+    if (!known) return '*';
+    names.push(...known);
+  }
+  return names.length ? names : undefined;
+}
+
+/**
+ * The string literals a name holds at offset `at` of a body, when the code says so: the body of
+ * `for name in ("a", "b"):` that holds `at`, or a statement `assert name in S` before `at` in the
+ * same block or an enclosing one (S a literal set, tuple or list of strings, or a name the body
+ * binds once to one), with no rebinding of the name and no nested definition in between. Python
+ * run with `-O` skips assertions; the names are then the ones callers pass, which the code says
+ * must be these.
+ */
+function namesOf(raw: string, name: string, at: number): string[] | undefined {
+  const lineStart = (i: number): number => raw.lastIndexOf('\n', i - 1) + 1;
+  const indent = (i: number): number => (i === 0 ? 0 : /^[ \t]*/.exec(raw.slice(i))![0].length);
+  /** Every line from the one at `from` (excluded) to the one holding `at` is in the block of the first, and binds nothing of interest. */
+  const dominated = (from: number, deeper: boolean): boolean => {
+    const base = indent(from);
+    const nl = raw.indexOf('\n', from);
+    if (nl < 0 || nl >= at) return false;
+    const between = raw.slice(nl + 1, at);
+    for (const line of between.split('\n')) {
+      if (!line.trim()) continue;
+      const ind = /^[ \t]*/.exec(line)![0].length;
+      if (deeper ? ind <= base : ind < base) return false;
+      if (/^\s*(async\s+def|def|class)\b|\blambda\b/.test(line)) return false;
+    }
+    return !rebinds(between, name);
+  };
+  const literal = (text: string): string[] | undefined => {
+    const m = /^\s*[[({]\s*((?:(['"])\w+\2\s*,\s*)*(['"])\w+\3\s*,?)\s*[\])}]\s*$/.exec(text);
+    return m ? [...m[1].matchAll(/['"](\w+)['"]/g)].map((x) => x[1]) : undefined;
+  };
+  const fromText = (text: string): string[] | undefined => {
+    const direct = literal(text);
+    if (direct) return direct;
+    const id = /^\s*([A-Za-z_]\w*)\s*$/.exec(text)?.[1];
+    if (!id) return undefined;
+    const binds = [...raw.matchAll(new RegExp(`^[ \\t]*${id}\\s*(?::[^=\\n]*)?=(?!=)([^\\n]*)$`, 'gm'))];
+    if (binds.length !== 1 || binds[0].index! >= at) return undefined;
+    // bound once, by that statement only
+    const others = raw.slice(0, binds[0].index) + raw.slice(binds[0].index! + binds[0][0].length);
+    return rebinds(others, id) ? undefined : literal(binds[0][1]);
+  };
+  const before = raw.slice(0, at);
+  const loops = [...before.matchAll(new RegExp(`^[ \\t]*(?:async\\s+)?for\\s+${name}\\s+in\\s+([^\\n]*):[ \\t]*$`, 'gm'))];
+  const loop = loops[loops.length - 1];
+  if (loop) {
+    const names = literal(loop[1]);
+    if (names && dominated(lineStart(loop.index! + loop[0].length - 1), true)) return names;
+  }
+  const asserts = [...before.matchAll(new RegExp(`^[ \\t]*assert\\s+${name}\\s+in\\s+([^,\\n]*?)\\s*(?:,|$)`, 'gm'))];
+  const a = asserts[asserts.length - 1];
+  if (a) {
+    const names = fromText(a[1]);
+    const start = lineStart(a.index! + a[0].length - 1);
+    if (names && dominated(start, false)) return names;
+  }
+  return undefined;
 }
 
 /** The closing bracket of the one opened at `open` (strings on the way skipped), or -1. */
@@ -1059,7 +1233,13 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
           for (const m of raw.matchAll(selfAttrPattern(self))) attrs.add(m[1]);
           attrAssignments(raw, self, paramsOf(def), assigns, attrs);
         }
-        if (self && dynamicAttributes(raw, self)) attrs.add('*');
+        const dynamic = self ? dynamicAttributes(raw, self) : undefined;
+        if (dynamic === '*') attrs.add('*');
+        // a computed name known to be one of a few: each of them is written, with a value not followed
+        else for (const a of dynamic ?? []) {
+          attrs.add(a);
+          assigns.set(a, [...(assigns.get(a) ?? []), '?']);
+        }
         facts = { fn: isOverload(decorators) ? undefined : functionInfo(def, decorators, true), attrs: [...attrs], assigns };
       }
       ctx.methods?.next.set(key, facts);

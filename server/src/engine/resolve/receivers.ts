@@ -13,6 +13,7 @@ import type { ClassInfo, FunctionInfo, ModuleSummary } from '../index/summary';
 import { dotted, type Expr } from '../syntax';
 import { sameEntry, type Callables } from './callables';
 import { baseNames } from '../index/indexEntries';
+import { ENUM_BASES } from './specials';
 import { type ClassRecord, USER_FILE_MODULE, type Program, type Value } from './program';
 
 export type Instance = Extract<Value, { kind: 'instance' }>;
@@ -100,6 +101,9 @@ function splitTopLevel(t: string, sep: string): string[] {
 const unknown = (reason: string): Unknown => ({ kind: 'unknown', reason });
 
 export class Receivers {
+  /** Instance attributes being read through an attribute chain (against self-reference). */
+  private readonly reading = new Set<string>();
+
   constructor(
     private readonly program: Program,
     private readonly callables: Callables,
@@ -244,6 +248,41 @@ export class Receivers {
     });
   }
 
+  /**
+   * `E.NAME` on an enum class: the member, an instance of exactly E (a class with members cannot
+   * be subclassed). NAME must be assigned once in E's own body to a literal, a tuple, `auto()` or
+   * another member; a descriptor (function, property...), a dunder, a sunder, a private name or
+   * one under `_ignore_` is not a member.
+   */
+  enumMember(cls: ClassInfo, summary: ModuleSummary, attr: string, depth = 0): Instance | undefined {
+    const m = this.enumAttribute(cls, summary, attr, depth);
+    return m?.kind === 'instance' ? m : undefined;
+  }
+
+  /**
+   * `E.NAME` where E is an enum and NAME a value its body assigns: the member (see `enumMember`),
+   * or unknown when the engine cannot tell whether the value became a member; undefined when E is
+   * no enum or NAME no value of its body.
+   */
+  enumAttribute(cls: ClassInfo, summary: ModuleSummary, attr: string, depth = 0): Instance | Unknown | undefined {
+    const bs = cls.members.get(attr);
+    if (depth > 4 || !bs || !bs.some((b) => b.kind === 'value')) return undefined;
+    const mro = this.callables.mro(cls, summary);
+    if (!mro || !mro.some((e) => e.kind === 'special' && ENUM_BASES.has(e.name))) return undefined;
+    const open = unknown(`${cls.name}.${attr} may be a member of the enum ${cls.name}`);
+    if (/^__.*__$|^_.*_$|^__/.test(attr) || cls.members.has('_ignore_') || cls.keywords.size > 0) return open;
+    if (bs.length !== 1 || bs[0].kind !== 'value' || bs[0].conditional) return open;
+    const e = bs[0].expr;
+    let member = false;
+    if (e.kind === 'const' || e.kind === 'str' || e.kind === 'strs') member = true;
+    else if (e.kind === 'other') member = /^[-+(\['"\d]/.test(e.text) && !/\blambda\b/.test(e.text);
+    else if (e.kind === 'call' && e.args.length === 0) {
+      const callee = this.program.evalExpr(e.callee, summary);
+      member = callee.kind === 'special' ? callee.name === 'enum.auto' : callee.kind === 'external' && callee.qualname === 'enum.auto';
+    } else if (e.kind === 'name' && e.name !== attr) member = !!this.enumMember(cls, summary, e.name, depth + 1);
+    return member ? { kind: 'instance', cls, summary } : open;
+  }
+
   /** The class is a Protocol (an interface any class may satisfy without deriving from it). */
   isInterface(cls: ClassInfo, summary: ModuleSummary): boolean {
     // PEP 544: a protocol class names Protocol (or Protocol[...]) among its own bases
@@ -254,21 +293,22 @@ export class Receivers {
   }
 
   /**
-   * `inst.attr` on an instance of a known class: a method (as the class defines it), the class of
-   * an instance attribute when every assignment along the MRO agrees on it, or unknown.
+   * The classes of the MRO of `cls` the engine sees, up to where attribute `attr` is looked up,
+   * and the first base it cannot see into; unknown when a class of the MRO may change the lookup
+   * (custom attribute access or dynamic attributes for `instance` lookups, a class decorator that
+   * may patch `attr`, a base the engine cannot see at all).
    */
-  member(inst: Instance, attr: string, depth = 0): Value {
-    if (depth > 8) return unknown('attribute chain too long');
-    const mro = this.callables.mro(inst.cls, inst.summary);
-    if (!mro) return unknown(`the MRO of ${inst.cls.name} cannot be worked out`);
+  private walkMro(cls: ClassInfo, summary: ModuleSummary, attr: string, instance: boolean): Unknown | { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; opaque?: string; seenBeforeOpaque: number } {
+    const mro = this.callables.mro(cls, summary);
+    if (!mro) return unknown(`the MRO of ${cls.name} cannot be worked out`);
     const classes: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
     let opaque: string | undefined;
     /** How many classes the engine sees come before the first base it cannot see into. */
     let seenBeforeOpaque = -1;
     for (const e of mro) {
       if (e.kind === 'class') {
-        if (e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
-        if (e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
+        if (instance && e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
+        if (instance && e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
         // a class decorator that may patch or replace the class may change any of its methods
         for (const d of e.cls.decorators) {
           const fn = this.decoratorFunction(d, e.summary);
@@ -287,9 +327,48 @@ export class Receivers {
         if (opaque === undefined) seenBeforeOpaque = classes.length;
         opaque ??= e.kind === 'unknown' ? 'a base class the engine cannot see' : `the base ${e.kind === 'special' ? e.name : e.kind === 'external' ? e.qualname : '?'}`;
         // an unseen class in the MRO may define or assign anything
-        if (e.kind === 'unknown') return unknown(`${inst.cls.name} has ${opaque}`);
+        if (e.kind === 'unknown') return unknown(`${cls.name} has ${opaque}`);
       }
     }
+    return { classes, opaque, seenBeforeOpaque };
+  }
+
+  /**
+   * `cls.attr` where `cls` is a class or any subclass of it (the first parameter of a classmethod):
+   * a method as the class defines it along its MRO (called through the class, see `dispatch` for
+   * the subclasses), or unknown.
+   */
+  classMember(cls: ClassInfo, summary: ModuleSummary, attr: string): Value {
+    const walk = this.walkMro(cls, summary, attr, false);
+    if ('kind' in walk) return walk;
+    const { classes, opaque, seenBeforeOpaque } = walk;
+    // a metaclass's own attributes and descriptors come into a lookup on the class
+    for (const c of classes) {
+      const meta = c.cls.keywords.get('metaclass');
+      const mv = meta ? this.program.evalExpr(meta, c.summary) : undefined;
+      if (mv && !(mv.kind === 'special' && /^abc\.ABCMeta$/.test(mv.name))) return unknown(`${c.cls.name} has a metaclass`);
+    }
+    const ownerAt = classes.findIndex((c) => c.cls.members.has(attr));
+    const owner = ownerAt >= 0 ? classes[ownerAt] : undefined;
+    if (!owner) return opaque ? { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` } : unknown(`no class along the MRO of ${cls.name} defines ${attr}`);
+    if (opaque && seenBeforeOpaque >= 0 && seenBeforeOpaque <= ownerAt) return unknown(`${cls.name}.${attr} may come from ${opaque}, which comes first in the MRO`);
+    const binds = owner.cls.members.get(attr)!;
+    if (!binds.every((b) => b.kind === 'def')) return unknown(`${owner.cls.name}.${attr} is a class attribute`);
+    if (binds.some((b) => b.kind === 'def' && this.isProperty(b.fn, owner.summary))) return unknown(`${owner.cls.name}.${attr} is a property`);
+    const m = this.program.classMember(owner.cls, owner.summary, attr);
+    if (m && (m.kind === 'function' || (m.kind === 'anyOf' && m.values.every((v) => v.kind === 'function')))) return m;
+    return unknown(`${owner.cls.name}.${attr} is not a method the engine can see`);
+  }
+
+  /**
+   * `inst.attr` on an instance of a known class: a method (as the class defines it), the class of
+   * an instance attribute when every assignment along the MRO agrees on it, or unknown.
+   */
+  member(inst: Instance, attr: string, depth = 0): Value {
+    if (depth > 8) return unknown('attribute chain too long');
+    const walk = this.walkMro(inst.cls, inst.summary, attr, true);
+    if ('kind' in walk) return walk;
+    const { classes, opaque, seenBeforeOpaque } = walk;
     // instance attributes shadow methods and class attributes (non-data descriptors)
     const assigned = classes.some((c) => c.cls.attrAssigns.has(attr));
     const ownerAt = classes.findIndex((c) => c.cls.members.has(attr));
@@ -323,12 +402,27 @@ export class Receivers {
     }
     if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
     const results: Value[] = [];
+    const loose: Value[] = [];
     for (const c of classes) {
-      for (const d of c.cls.attrAssigns.get(attr) ?? []) if (d !== 'none') results.push(this.assignedValue(d, c.cls, c.summary, inst));
+      for (const d of c.cls.attrAssigns.get(attr) ?? []) {
+        if (d === 'none') continue;
+        if (d.startsWith('withcall:')) {
+          // the value of an annotated assignment: the annotation stands for it unless the class it builds is known
+          const built = this.assignedValue(d.slice(4), c.cls, c.summary, inst);
+          if (built.kind === 'instance' || isInstanceUnion(built)) results.push(built);
+          continue;
+        }
+        const v = this.assignedValue(d, c.cls, c.summary, inst);
+        // a declaration that names no class the engine sees (`self.x: nn.Module | None = None`,
+        // a union) says less than the values the MRO assigns: those decide, when there are any
+        if (d.startsWith('decl:') && v.kind !== 'instance') loose.push(v);
+        else results.push(v);
+      }
       for (const f of c.cls.fields) if (f.name === attr) results.push(this.annotatedIn(f.annotation, c.cls, c.summary, inst));
       const cv = c.cls.members.get(attr);
       if (cv && !c.cls.fields.some((f) => f.name === attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
     }
+    if (results.length === 0) results.push(...loose);
     // only None is ever assigned: nothing is known of the class a call on it would need
     if (results.length === 0) return unknown(`only None is assigned to ${attr}`);
     return agree(results);
@@ -416,7 +510,35 @@ export class Receivers {
 
   /** One `self.x = ...` of a class's methods, as `ClassInfo.attrAssigns` describes it. */
   private assignedValue(d: string, cls: ClassInfo, summary: ModuleSummary, inst: Instance): Value {
-    if (d.startsWith('ann:')) return this.annotatedIn(d.slice(4), cls, summary, inst);
+    if (d.startsWith('ann:') || d.startsWith('decl:')) return this.annotatedIn(d.slice(d.indexOf(':') + 1), cls, summary, inst);
+    if (d.startsWith('self:') || d.startsWith('attr:')) {
+      // an attribute chain read off the instance itself, or off an annotated parameter
+      const rest = d.slice(5);
+      const cut = d.startsWith('attr:') ? rest.indexOf(':') : rest.length;
+      const path = rest.slice(0, cut).split('.');
+      let v: Value = d.startsWith('self:') ? inst : this.annotatedIn(rest.slice(cut + 1), cls, summary, inst);
+      for (const a of path) {
+        if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`${cls.name} assigns the attribute from a ${v.kind} value`);
+        const key = `${v.cls.module}:${v.cls.qualname}:${v.cls.line}:${a}`;
+        // `self.x = self.x.parent`: a value that depends on itself is not followed
+        if (this.reading.has(key)) return unknown(`${cls.name} assigns the attribute from itself`);
+        this.reading.add(key);
+        try {
+          v = this.member(v, a);
+        } finally {
+          this.reading.delete(key);
+        }
+      }
+      return v;
+    }
+    if (d.startsWith('value:')) {
+      // `self.x = E.NAME`: a member of an enum
+      const path = d.slice(6);
+      const at = path.lastIndexOf('.');
+      const owner = this.program.evalExpr(dottedExpr(path.slice(0, at))!, summary);
+      const m = owner.kind === 'class' ? this.enumMember(owner.cls, owner.summary, path.slice(at + 1)) : undefined;
+      return m ?? unknown(`${cls.name} assigns the attribute a value the engine does not follow`);
+    }
     if (d.startsWith('call:')) {
       const e = dottedExpr(d.slice(5));
       if (!e) return unknown('an assignment the engine does not follow');
