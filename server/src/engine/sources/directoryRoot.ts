@@ -6,7 +6,8 @@ import { buildFilledMatcher, decodeSource, MAX_SOURCE_BYTES, type SourceRoot, So
 export class DirectoryRoot implements SourceRoot {
   readonly label: string;
 
-  constructor(readonly dir: string) {
+  /** `asTarget`: a folder given as a target must hold some module or package (a user's folder may be empty yet). */
+  constructor(readonly dir: string, asTarget = false) {
     this.label = dir;
     let st: fs.Stats;
     try {
@@ -24,7 +25,7 @@ export class DirectoryRoot implements SourceRoot {
     // a folder with no module and no folder at all (a package, or a namespace package) gives every
     // import to some other package: nothing would be checked, and "0 findings" would mislead
     const modules = names.some((n) => /\.(py|pyi|so|pyd)$/.test(n) || (!n.startsWith('.') && DirectoryRoot.isFolder(path.join(dir, n))));
-    if (!modules) throw new TargetError(`target folder holds no Python module or package: ${dir}`);
+    if (asTarget && !modules) throw new TargetError(`target folder holds no Python module or package: ${dir}`);
   }
 
   private static isFolder(p: string): boolean {

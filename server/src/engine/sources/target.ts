@@ -38,7 +38,7 @@ export function openRoot(spec: string): SourceRoot {
     if (/\.(whl|zip)$/i.test(spec)) return new ZipRoot(spec);
     throw new TargetError(`target is a file but not a .whl or .zip archive: ${spec}`);
   }
-  return new DirectoryRoot(spec);
+  return new DirectoryRoot(spec, true);
 }
 
 /** Folders of the user's own code that exist, as import roots searched after a target's. */
