@@ -14,8 +14,8 @@ import { pathToFileURL } from 'url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Engine } from '../../server/src/engine';
 import { ROOT } from '../helpers';
-import { type Diagnostic, TestClient } from '../server/lspClient';
-import { diagKey, findingKeys, prng, VLLM, within } from './util';
+import { TestClient } from '../server/lspClient';
+import { diagKey, findingKeys, FUZZ_PAUSE_MS, prng, settled, VLLM, within } from './util';
 
 const SEED = Number(process.env.APIDRIFT_FUZZ_SEED ?? (Date.now() ^ (process.pid << 16)) >>> 0);
 const EDITS = Number(process.env.APIDRIFT_FUZZ_EDITS ?? 400);
@@ -48,20 +48,6 @@ function bigClass(methods: number): string {
   return out.join('\n');
 }
 
-/** The typing pause of the server fuzzed here (ms). */
-const PAUSE_MS = 40;
-
-/**
- * The diagnostics of a version once the typing pause is over: the first publication may hold back
- * findings new on the statement just edited, and the one after the pause shows them.
- */
-async function settled(client: TestClient, uri: string, version: number): Promise<Diagnostic[]> {
-  await new Promise((r) => setTimeout(r, Math.max(250, PAUSE_MS * 6)));
-  const last = client.diagnostics.get(uri);
-  assert.equal(last?.version, version, 'no other version was published meanwhile');
-  return last!.diagnostics;
-}
-
 /** Edits that change what other members depend on, each with the edit that takes it back. */
 const TOGGLES: Array<[string, string]> = [
   ['        self.sched = Scheduler(vllm_config, None, None, 16)\n', '        self.sched = Executor(vllm_config)\n'],
@@ -82,7 +68,7 @@ describe('fuzzing edits inside the methods of a big class', () => {
   before(async () => {
     engine = await Engine.open({ targets: [path.join(VLLM, 'new')] });
     // a short typing pause: findings new on the edited statement come a moment after the first publication
-    client = new TestClient({ targets: [path.join(VLLM, 'new')] }, { APIDRIFT_TYPING_PAUSE_MS: String(PAUSE_MS) });
+    client = new TestClient({ targets: [path.join(VLLM, 'new')] }, { APIDRIFT_TYPING_PAUSE_MS: String(FUZZ_PAUSE_MS) });
     await client.initialize(ROOT);
   });
   after(async () => client?.shutdown());

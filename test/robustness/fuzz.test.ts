@@ -11,8 +11,8 @@ import { pathToFileURL } from 'url';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { Engine } from '../../server/src/engine';
 import { ROOT } from '../helpers';
-import { type Diagnostic, TestClient } from '../server/lspClient';
-import { diagKey, findingKeys, isAlive, memoryOf, prng, recordPublished, sleep, VLLM, VLLM_TEXT, VLLM_USER, within } from './util';
+import { TestClient } from '../server/lspClient';
+import { diagKey, findingKeys, FUZZ_PAUSE_MS as PAUSE_MS, isAlive, memoryOf, prng, recordPublished, settled, sleep, VLLM, VLLM_TEXT, VLLM_USER, within } from './util';
 
 const SEED = Number(process.env.APIDRIFT_FUZZ_SEED ?? (Date.now() ^ (process.pid << 16)) >>> 0);
 const EDITS = Number(process.env.APIDRIFT_FUZZ_EDITS ?? 10_000);
@@ -34,20 +34,6 @@ const TOKENS = [
   '😀', 'é', '日本', '\u200b',
 ];
 
-
-/** The typing pause of the servers fuzzed here (ms). */
-const PAUSE_MS = 40;
-
-/**
- * The diagnostics of a version once the typing pause is over: the first publication may hold back
- * findings new on the lines just edited, and the one after the pause shows them.
- */
-async function settled(client: TestClient, uri: string, version: number): Promise<Diagnostic[]> {
-  await new Promise((r) => setTimeout(r, Math.max(250, PAUSE_MS * 6)));
-  const last = client.diagnostics.get(uri);
-  assert.equal(last?.version, version, 'no other version was published meanwhile');
-  return last!.diagnostics;
-}
 
 describe('fuzzing the language server with random edits', () => {
   let client: TestClient;

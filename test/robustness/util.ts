@@ -7,6 +7,7 @@ import * as path from 'path';
 import type { CheckResult, Finding } from '../../server/src/engine';
 import { DIST, FIXTURES, ROOT } from '../helpers';
 import type { Diagnostic, TestClient } from '../server/lspClient';
+import * as assert from 'node:assert/strict';
 
 export const CLI = path.join(DIST, 'cli.js');
 export const VLLM = path.join(FIXTURES, 'vllm');
@@ -117,4 +118,18 @@ export function within<T>(what: string, ms: number, p: Promise<T>): Promise<T> {
       timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
     }),
   ]);
+}
+
+/** The typing pause of the servers the fuzz tests start (ms): short, so that comparisons wait little. */
+export const FUZZ_PAUSE_MS = 40;
+
+/**
+ * The diagnostics of a version once the typing pause is over: the first publication may hold back
+ * findings new on the lines just edited, and the one after the pause shows them.
+ */
+export async function settled(client: TestClient, uri: string, version: number): Promise<Diagnostic[]> {
+  await new Promise((r) => setTimeout(r, Math.max(250, FUZZ_PAUSE_MS * 6)));
+  const last = client.diagnostics.get(uri);
+  assert.equal(last?.version, version, 'no other version was published meanwhile');
+  return last!.diagnostics;
 }

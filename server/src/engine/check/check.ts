@@ -143,16 +143,21 @@ const MAX_VISIT_DEPTH = 1500;
 const HANDLES_IMPORT_ERROR = /^(ImportError|ModuleNotFoundError|Exception|BaseException)$/;
 const HANDLES_ATTRIBUTE_ERROR = /^(AttributeError|Exception|BaseException)$/;
 
+/** The last names of the errors an except clause catches (`except (a.B, C) as e:` gives B, C); undefined for a bare `except:`. */
+function caughtNames(clause: Node): string[] | undefined {
+  const caught = clause.namedChildren.filter((x) => x && x.type !== 'block' && x.type !== 'comment');
+  if (caught.length === 0) return undefined;
+  return caught.flatMap((x) => x!.text.replace(/\bas\s+\w+$/, '').replace(/[()\s]/g, '').split(',')).map((x) => x.split('.').pop() ?? '');
+}
+
 /** The innermost `try` body that contains `n` catches one of the errors matched by `re`. */
 function guardedBy(n: Node, re: RegExp): boolean {
   for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
     if (p.type === 'try_statement' && p.childForFieldName('body')?.id === child.id) {
       for (const c of p.namedChildren) {
         if (!c || (c.type !== 'except_clause' && c.type !== 'except_group_clause')) continue;
-        const caught = c.namedChildren.filter((x) => x && x.type !== 'block' && x.type !== 'comment');
-        if (caught.length === 0) return true;
-        const names = caught.flatMap((x) => x!.text.replace(/\bas\s+\w+$/, '').replace(/[()\s]/g, '').split(','));
-        if (names.some((x) => re.test(x.split('.').pop() ?? ''))) return true;
+        const names = caughtNames(c);
+        if (!names || names.some((x) => re.test(x))) return true;
       }
     }
     if ((p.type === 'if_statement' || p.type === 'elif_clause' || p.type === 'conditional_expression') && /\bhasattr\s*\(|\bgetattr\s*\(/.test(p.childForFieldName('condition')?.text ?? p.text.split('\n')[0])) {
@@ -199,9 +204,7 @@ function versionTested(n: Node): boolean {
 function inImportFallback(n: Node): boolean {
   for (let p: Node | null = n.parent; p; p = p.parent) {
     if ((p.type !== 'except_clause' && p.type !== 'except_group_clause') || p.parent?.type !== 'try_statement') continue;
-    const caught = p.namedChildren.filter((x) => x && x.type !== 'block' && x.type !== 'comment');
-    const names = caught.flatMap((x) => x!.text.replace(/\bas\s+\w+$/, '').replace(/[()\s]/g, '').split(','));
-    if (names.some((x) => /^(ImportError|ModuleNotFoundError)$/.test(x.split('.').pop() ?? ''))) return true;
+    if (caughtNames(p)?.some((x) => /^(ImportError|ModuleNotFoundError)$/.test(x))) return true;
   }
   return false;
 }
