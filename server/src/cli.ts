@@ -350,6 +350,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     const fetch = fetchOptions(args, io);
     try {
       engine = await Engine.open({ targets: args.targets, baseline: args.baseline, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index', fetch });
+      // the run writes its fixes at the end: the targets stay as they are while it checks
+      engine.targetsFixed();
     } finally {
       fetch.onProgress?.({ message: '' }); // clears the progress line
     }

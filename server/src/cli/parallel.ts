@@ -388,6 +388,7 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
   let engine: Engine;
   try {
     engine = await Engine.open({ targets: setup.targets, baseline: setup.baseline, sourceRoots: setup.sourceRoots, wasmDir: setup.wasmDir, cacheDir: setup.cacheDir });
+    engine.targetsFixed();
   } catch (e) {
     send({ kind: 'failed', message: (e as Error).message });
     return;

@@ -390,6 +390,15 @@ export class Engine {
   }
 
   /**
+   * For one-shot hosts (a command-line run): the target files do not change while the engine
+   * lives, so each is looked up and identified once rather than once per check.
+   */
+  targetsFixed(): void {
+    this.program.targetFixed = true;
+    if (this.baseline) this.baseline.program.targetFixed = true;
+  }
+
+  /**
    * For long-lived hosts that watch their targets: re-validate target files at most every
    * `ms` milliseconds (each check re-validates by default); `refresh` forces it.
    */

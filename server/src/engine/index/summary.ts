@@ -1069,6 +1069,19 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
 
 /** A body binds a name again: an assignment statement (plain, augmented, unpacking), a walrus, a loop or `with` target, `del`. */
 function rebinds(raw: string, name: string): boolean {
+  // asked for many names of one body in a row (each attribute assignment of a method)
+  if (raw !== rebindsMemo.raw) rebindsMemo = { raw, answers: new Map() };
+  let answer = rebindsMemo.answers.get(name);
+  if (answer === undefined) {
+    answer = rebindsUncached(raw, name);
+    rebindsMemo.answers.set(name, answer);
+  }
+  return answer;
+}
+
+let rebindsMemo: { raw: string; answers: Map<string, boolean> } = { raw: '', answers: new Map() };
+
+function rebindsUncached(raw: string, name: string): boolean {
   if (new RegExp(`\\b${name}\\s*:=|\\b(?:for|as|del|global|nonlocal)\\s+[^\\n:]*\\b${name}\\b`).test(raw)) return true;
   const assign = new RegExp(`^[ \\t]*(?:[\\w.\\[\\]]+\\s*,\\s*)*\\(?${name}\\s*(?:,[^\\n=]*)?\\)?\\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\\*\\*=|<<=|>>=)`, 'gm');
   // a line `name=value,` inside brackets is a keyword argument, not a statement

@@ -583,7 +583,7 @@ export class Program {
     this.generation++;
     this.generationStarted = now;
     this.memo.clear();
-    this.target.invalidate();
+    if (!this.targetFixed) this.target.invalidate();
     if (changed) this.forcedSinceSnapshot = true;
   }
 
@@ -644,6 +644,13 @@ export class Program {
    * the persistent cache or the source when a check needs them): a long-lived server stays small.
    */
   releaseAfterIndex = false;
+
+  /**
+   * The target files do not change while this program lives (a command-line run, which writes
+   * its fixes only at the end): module lookups and file identities are taken once, not once per
+   * check. Each check still starts with no resolutions made (the file checked is an overlay).
+   */
+  targetFixed = false;
 
   /** How long a generation lasts (0: each check re-validates). */
   revalidateEveryMs = 0;
@@ -765,7 +772,7 @@ export class Program {
     const file = this.target.findModule(name);
     if (!file || !file.rel) return null;
     const cached = this.modules.get(name);
-    if (cached && cached.generation === this.generation) return cached.summary;
+    if (cached && (cached.generation === this.generation || this.targetFixed)) return cached.summary;
     const version = file.root.fileVersion(file.rel);
     if (cached && cached.version === version && version !== undefined) {
       cached.generation = this.generation;
