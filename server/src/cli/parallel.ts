@@ -132,13 +132,13 @@ export function usesInput(engine: Engine, file: string): Checked {
   };
   const text = readSource(file, skip);
   if (text === undefined) return { notes };
-  const base = engine.baseline!;
   let r: ReturnType<Engine['check']>;
   let b: ReturnType<Engine['check']>;
   try {
-    r = engine.check(text, file);
-    base.program.nextGeneration();
-    b = base.checker.check(text, { file });
+    // one parse, one check against each version
+    const both = engine.checkWithBaseline(text, file);
+    r = both.result;
+    b = both.baseline!;
   } catch (e) {
     skip(`skipped ${file}: could not check it (${(e as Error).message})`);
     return { notes };

@@ -136,6 +136,16 @@ export class Engine {
   }
 
   /**
+   * The same check, and the file's own check against the baseline (its calls as the baseline
+   * binds them, before any explanation joins the two): what `diff --uses` reads, in one parse.
+   */
+  checkWithBaseline(text: string, file: string): { result: CheckResult; baseline?: CheckResult } {
+    let baseline: CheckResult | undefined;
+    const result = drain(this.checkSteps(text, file, undefined, undefined, (b) => (baseline = b)));
+    return { result, baseline };
+  }
+
+  /**
    * The same check, pausing between the units of the file (top-level statements, the parts of
    * top-level classes) once it has run for `sliceMs` since the last pause, so that a host serves
    * other requests during a long check. Checks of one engine must not overlap: the host waits for
@@ -164,7 +174,7 @@ export class Engine {
   private readonly checking = new Set<string>();
   private readonly forgetLater = new Set<string>();
 
-  private *checkSteps(text: string, file: string, isCancelled?: () => boolean, module?: { name: string; isPackage: boolean }): Generator<void, CheckResult> {
+  private *checkSteps(text: string, file: string, isCancelled?: () => boolean, module?: { name: string; isPackage: boolean }, baseResult?: (b: CheckResult) => void): Generator<void, CheckResult> {
     this.dropDeadTrees();
     this.program.nextGeneration();
     const mod = module ?? this.moduleNameOf(file);
@@ -202,6 +212,7 @@ export class Engine {
       const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending, projectPatched: this.projectPatched });
       if (this.baseline) {
         const base = yield* this.baseline.checker.checkTreeSteps(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending });
+        baseResult?.({ ...base, findings: [...base.findings], calls: [...base.calls] });
         explainAgainstBaseline(result, base, file);
         const t = result.timing;
         const b = base.timing;
