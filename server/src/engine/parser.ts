@@ -81,11 +81,36 @@ export function initParser(dir?: string): Promise<Parser> {
 }
 
 async function newParser(b: typeof binding, where: WasmLocation): Promise<Parser> {
+  rememberNodeTypes(b);
   await b.Parser.init({ locateFile: () => where.runtime });
   const language = await b.Language.load(where.grammar);
   const parser = new b.Parser();
   parser.setLanguage(language);
   return parser;
+}
+
+/**
+ * A node's type never changes, yet each read of `type` asks the wasm side again; the checks read
+ * it many times per node (`if (n.type === ...) ... else if (n.type === ...)`). Each node object
+ * keeps the answer of its first read.
+ */
+function rememberNodeTypes(b: typeof binding): void {
+  const proto = b.Node.prototype as unknown as Record<string, unknown>;
+  const desc = Object.getOwnPropertyDescriptor(proto, 'typeId');
+  if (!desc?.get || proto.apidriftTypeIds) return;
+  const read = desc.get;
+  Object.defineProperty(proto, 'apidriftTypeIds', { value: true });
+  Object.defineProperty(proto, 'typeId', {
+    configurable: true,
+    get(this: { apidriftTypeId?: number }): number {
+      let id = this.apidriftTypeId;
+      if (id === undefined) {
+        id = read.call(this) as number;
+        this.apidriftTypeId = id;
+      }
+      return id;
+    },
+  });
 }
 
 /**
