@@ -967,12 +967,29 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         const close = matchParen(raw, end + from + call[0].length - 1);
         if (close < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200))) return '?';
         const head = call[1].split('.')[0];
+        // `self.x = cls_param(...)` with `cls_param: type[C]`: an instance of C or of a subclass,
+        // as a parameter annotated `C` holds
+        const built = call[1] === head ? classOfTypeParam(params, head) : undefined;
+        if (built && !rebinds(raw, head)) return `ann:${built}`;
         return local(head) ? '?' : `call:${call[1]}`;
       };
-      /** `= A(...) if c else B(...)` (an arm may be None) as the whole value, on one line after the first arm: each arm's descriptor. */
+      /**
+       * `= A(...) if c else B(...)` (an arm may be None) as the whole value: each arm's descriptor.
+       * On one line after the first arm, or anywhere inside parentheses that hold the whole value
+       * (`= (\n A(...)\n if c\n else B(...)\n)`).
+       */
       const armsAt = (): string[] | undefined => {
         const eq = /^\s*=(?!=)\s*/.exec(after);
         if (!eq) return undefined;
+        let from = end + eq[0].length;
+        // inside parentheses, line breaks separate nothing; `stop` is the closing parenthesis
+        let stop = -1;
+        if (raw[from] === '(') {
+          stop = matchParen(raw, from);
+          if (stop < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(stop + 1, stop + 200))) return undefined;
+          from = from + 1 + /^\s*/.exec(raw.slice(from + 1))![0].length;
+        }
+        const gap = stop < 0 ? /^[ \t]+/ : /^\s+/;
         const arm = (p: number): { d: string; next: number } | undefined => {
           if (/^None\b/.test(raw.slice(p, p + 5))) return { d: 'none', next: p + 4 };
           const c = /^([A-Za-z_][\w.]*)\s*\(/.exec(raw.slice(p, p + 300));
@@ -982,23 +999,26 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
           if (local(head)) return undefined;
           return { d: `call:${c[1]}`, next: close + 1 };
         };
-        const a = arm(end + eq[0].length);
-        const iff = a ? /^[ \t]+if\s/.exec(raw.slice(a.next, a.next + 10)) : null;
-        if (!a || !iff) return undefined;
-        // the condition, to ` else ` outside brackets, on the same line
-        let i = a.next + iff[0].length;
+        const a = arm(from);
+        const sp = a ? gap.exec(raw.slice(a.next, a.next + 200)) : null;
+        if (!a || !sp || !raw.startsWith('if', a.next + sp[0].length) || !/\s/.test(raw[a.next + sp[0].length + 2] ?? '')) return undefined;
+        // the condition, to ` else ` outside brackets (on the same line, unless in parentheses)
+        let i = a.next + sp[0].length + 3;
         for (; ; i++) {
           const ch = raw[i];
-          if (ch === undefined || ch === '\n' || ch === '#' || ch === '"' || ch === "'" || raw.startsWith('lambda', i)) return undefined;
+          if (ch === undefined || (ch === '\n' && stop < 0) || i >= (stop < 0 ? raw.length : stop) || ch === '#' || ch === '"' || ch === "'" || raw.startsWith('lambda', i)) return undefined;
           if (ch === '(' || ch === '[' || ch === '{') {
             const cl = matchParen(raw, i);
             if (cl < 0) return undefined;
             i = cl;
-          } else if (/[ \t]/.test(raw[i - 1]) && raw.startsWith('else', i) && /[ \t]/.test(raw[i + 4] ?? '')) break;
+          } else if (/\s/.test(raw[i - 1]) && raw.startsWith('else', i) && /\s/.test(raw[i + 4] ?? '')) break;
         }
-        const ws = /^[ \t]+/.exec(raw.slice(i + 4))!;
+        const ws = /^\s+/.exec(raw.slice(i + 4))!;
+        if (stop < 0 && ws[0].includes('\n')) return undefined;
         const b = arm(i + 4 + ws[0].length);
-        if (!b || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(b.next, b.next + 200)) || (a.d === 'none' && b.d === 'none')) return undefined;
+        if (!b || (a.d === 'none' && b.d === 'none')) return undefined;
+        // nothing follows the second arm but the end of the line, or of the parentheses
+        if (stop < 0 ? !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(b.next, b.next + 200)) : !/^\s*$/.test(raw.slice(b.next, stop))) return undefined;
         return [a.d, b.d];
       };
       const arms = armsAt();
@@ -1061,7 +1081,8 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
       }
     }
     if (/^\s*(=(?!=)|[-+*/%&|^@]=|\/\/=|\*\*=|<<=|>>=)/.test(after)) add(m[1], '?');
-    else if (/^\s*[,)\]]/.test(after) && topLevelAssign(line) > lineBefore.length) add(m[1], '?');
+    // a tuple target (`a, self.x = ...`); a line inside brackets (`f(\n self.x, k=v)`) is no statement
+    else if (/^\s*[,)\]]/.test(after) && topLevelAssign(line) > lineBefore.length && bracketDepth(raw, lineStart) === 0) add(m[1], '?');
     // a loop or `with` target (`for self.x in ...`), not a loop over it (`for r in self.x`)
     else if (/\b(for|as)\s+[(\[]?(?:(?!\bin\b)[\w., ])*$/.test(lineBefore)) add(m[1], '?');
   }
@@ -1214,6 +1235,12 @@ function matchParen(text: string, open: number): number {
 }
 
 /** Where a line's assignment `=` at bracket depth 0 is (not `==`, `<=`, `!=`, a keyword argument...), or -1. */
+/** The class `C` of a parameter annotated `type[C]` (a class the caller passes, C or a subclass). */
+function classOfTypeParam(params: Param[], name: string): string | undefined {
+  const p = params.find((q) => q.name === name && (q.kind === 'normal' || q.kind === 'kwonly' || q.kind === 'posonly'));
+  return p?.annotation ? /^(?:typing\.)?[tT]ype\[\s*([A-Za-z_][\w.]*)\s*\]$/.exec(p.annotation.trim())?.[1] : undefined;
+}
+
 function topLevelAssign(line: string): number {
   let depth = 0;
   for (let i = 0; i < line.length; i++) {
