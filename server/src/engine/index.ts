@@ -9,7 +9,7 @@ import { SummaryCache } from './index/cache';
 import { deferParser, differing, initParser, parsePython, parsePythonIncremental, parserGeneration, type Node, type Tree } from './parser';
 import { Program } from './resolve/program';
 import { movedTo } from './report/moved';
-import { parseRecovering, recoverRegion } from './check/recover';
+import { notePieces, parseRecovering, recoverRegion } from './check/recover';
 import { StatementMemo } from './check/statements';
 import { type ClassInfo, type ModuleSummary, SummaryMemo, summarizeModule } from './index/summary';
 import { DirectoryRoot } from './sources/directoryRoot';
@@ -219,6 +219,8 @@ export class Engine {
         if (t && b) result.timing = { unitsMs: t.unitsMs + b.unitsMs, maxUnitMs: t.maxUnitMs + b.maxUnitMs, unitsChecked: t.unitsChecked + b.unitsChecked };
       }
       if (!tree.rootNode.hasError) {
+        // a file checked here for the first time: its pieces are read now, while no keystroke waits
+        if (this.incremental && !memos.checked) notePieces(checked);
         // the next version of the file is re-parsed from this one when it needs setting right
         memos.checked?.tree.delete();
         memos.checked = { text: checked, tree: tree.copy() };
