@@ -307,7 +307,7 @@ export function notePieces(text: string): void {
 /** Parsed pieces of text (see `pieceErrorRows`): the rows of their errors, by the text parsed. */
 const pieceMemo = new Map<string, number[]>();
 let pieceMemoChars = 0;
-const PIECE_MEMO_CHARS = 4_000_000;
+const PIECE_MEMO_CHARS = 2_000_000;
 
 /** The error rows of `text` parsed alone and fresh (remembered). */
 function errorRowsAlone(text: string): number[] {
