@@ -10,6 +10,7 @@ import { after, describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
 import { initParser, parsePython, parsePythonIncremental } from '../../server/src/engine/parser';
 import { parseRecovering } from '../../server/src/engine/check/recover';
+import { wordsOf } from '../../server/src/engine/check/statements';
 import { FIXTURES, stdlibZip, tempTree } from '../helpers';
 import { ZipRoot } from '../../server/src/engine/sources/zipRoot';
 
@@ -59,6 +60,20 @@ const USER = [
   'lib.g(1)',
   '',
 ].join('\n');
+
+/** A class of many methods that call into LIB (every fourth call has an argument too many). */
+function bigClass(methods: number): string {
+  const out = ['from lib import f, g, C', '', '', 'class Big(C):', '    def __init__(self, n):', '        self.c = C(1)', '', '    def helper(self, a):', '        return a', ''];
+  for (let i = 0; i < methods; i++) {
+    out.push(`    def step_${i}(self, x):`);
+    out.push(`        f(x, ${i % 4 === 0 ? '1, 2' : '1'})`);
+    out.push(`        g(x, block_size=${i})`);
+    out.push(`        ${i % 4 === 1 ? 'f(x, 1, 2)' : 'self.helper(x)'}`);
+    out.push('        self.c.m(k=x)', '');
+  }
+  out.push('', 'class Other(Big):', '    def helper(self, a, b=1):', '        return b', '');
+  return out.join('\n');
+}
 
 describe('incremental re-checks', () => {
   const dirs: string[] = [];
@@ -192,6 +207,55 @@ describe('incremental re-checks', () => {
     assert.ok(!engine.check(withImport, 'u.py').findings.some((f) => f.code === 'unknown-module'), 'the new module is seen');
   });
 
+  it('matches fresh checks while typing in the methods of a big class, syntax errors included', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const s = await session([dir]);
+    let text = bigClass(30);
+    const steps: string[] = [];
+    /** Types `typed` one character at a time after the first `at` (the text after each keystroke). */
+    const type = (at: string, typed: string): void => {
+      let i = text.indexOf(at);
+      assert.ok(i >= 0, at);
+      i += at.length;
+      for (const ch of typed) {
+        text = text.slice(0, i) + ch + text.slice(i);
+        i++;
+        steps.push(text);
+      }
+    };
+    const replace = (from: string, to: string): void => {
+      assert.ok(text.includes(from), from);
+      text = text.replace(from, to);
+      steps.push(text);
+    };
+    // a keyword typed into calls of three methods (`f(x, k=)` is a syntax error for a keystroke)
+    type('        f(x, 1', ', bogus=2');
+    type('        g(x, block_size=1', ', k=');
+    type('    def step_22(self, x):\n        f(x, 1)\n        g(x, block_size=22)\n        self.helper(x', ', z=1');
+    // a header that loses its colon and gets it back, an unclosed bracket, a half-typed attribute
+    replace('    def step_7(self, x):', '    def step_7(self, x)');
+    replace('    def step_7(self, x)', '    def step_7(self, x):');
+    type('    def step_9(self, x):\n', '        y = [x,\n');
+    type('    def step_12(self, x):\n', '        self.');
+    type('    def step_12(self, x):\n        self.', 'helper(1, 2)\n');
+    // what the class summary holds changes: an attribute assigned in __init__, a new method
+    replace('        self.c = C(1)', '        self.c = f(1, 2)');
+    replace('    def step_3(self, x):', '    def helper(self, a, b):\n        return a\n\n    def step_3(self, x):');
+    let compared = 0;
+    for (const t of steps) {
+      const r = s.check(t);
+      assert.deepEqual(essence(r), essence(await s.fresh(t)), `step ${compared}:\n${t}`);
+      compared++;
+    }
+    assert.ok(compared > 40);
+    // the keystroke that broke a call set aside that statement only: the other calls of its method are checked
+    const broken = steps.find((t) => t.includes('        g(x, block_size=1, k=)'))!;
+    const r = s.check(broken);
+    const row = broken.split('\n').findIndex((l) => l.includes('k=)'));
+    assert.ok(r.findings.some((f) => f.range.start.line === row + 1 && f.code === 'too-many-positional'), 'the call on the next line is still checked');
+  });
+
   it('matches fresh checks over random edits of the story file, with a baseline', async () => {
     const vllm = path.join(FIXTURES, 'vllm');
     const s = await session([path.join(vllm, 'new')], [path.join(vllm, 'old')]);
@@ -287,6 +351,54 @@ describe('parsing after an edit', () => {
     assert.ok(compared > 50, `${compared} lines compared`);
   });
 
+  it('in a big class, a keystroke that breaks a statement sets aside that statement only, from the last checked tree as from scratch', async () => {
+    await initParser();
+    const text = bigClass(40);
+    const lines = text.split('\n');
+    const clean = parsePython(text);
+    let compared = 0;
+    for (let row = 0; row < lines.length; row++) {
+      const line = lines[row];
+      const damages: Array<[string, Array<[number, number]>]> = [];
+      // the statement, with the blank lines after it
+      let end = row;
+      while (end + 1 < lines.length && lines[end + 1].trim() === '') end++;
+      // `f(x, k=)`, a call left open, a header without its colon (its body stays, under `if True:`)
+      if (/^ {8}\w.*\)$/.test(line)) damages.push([`${line.slice(0, -1)}, k=)`, [[row, end]]], [line.slice(0, -1), [[row, end]]]);
+      if (/^ {4}def \w+\(self, x\):$/.test(line)) damages.push([line.slice(0, -1), [[row, row]]]);
+      for (const [damaged, broken] of damages) {
+        const cut = [...lines.slice(0, row), damaged, ...lines.slice(row + 1)].join('\n');
+        const copy = clean.copy();
+        const raw = parsePythonIncremental(cut, { text, tree: copy });
+        copy.delete();
+        const fromScratch = parseRecovering(cut);
+        const fromLast = parseRecovering(cut, raw, { text, tree: clean });
+        const what = `line ${row + 1}: ${damaged}`;
+        assert.deepEqual(fromScratch.broken, broken, what);
+        assert.equal(fromLast.text, fromScratch.text, what);
+        assert.deepEqual(fromLast.broken, fromScratch.broken, what);
+        assert.equal(fromLast.tree.rootNode.hasError, false, what);
+        assert.equal(fromLast.tree.rootNode.toString(), fromScratch.tree.rootNode.toString(), what);
+        for (const t of new Set([raw, fromScratch.tree, fromLast.tree])) t.delete();
+        compared++;
+      }
+    }
+    clean.delete();
+    assert.ok(compared > 150, `${compared} edits compared`);
+  });
+
+  it('a clause without its statement, which no piece can set aside: the tree of the whole text is given', async () => {
+    await initParser();
+    // each piece parses alone; `else:` after a method is an error of the class body
+    const text = bigClass(3).replace('    def step_1(self, x):', '    else:\n        pass\n\n    def step_1(self, x):');
+    const r = parseRecovering(text);
+    assert.equal(r.text.split('\n').length, text.split('\n').length);
+    const fresh = parsePython(r.text);
+    assert.equal(r.tree.rootNode.toString(), fresh.rootNode.toString());
+    fresh.delete();
+    r.tree.delete();
+  });
+
   it('a half-typed attribute (`x = mod.`) is set aside by itself', async () => {
     await initParser();
     const text = 'import os\n\ndef f():\n    return 1\n\nx = os.path.\n\ndef g():\n    return 2\n';
@@ -325,6 +437,15 @@ describe('module-level values that depend on themselves', () => {
       assert.deepEqual(r.findings.map((f) => `${f.code}:${f.param ?? ''}`), ['missing-argument:b'], 'the rest of the file is still checked');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the words a statement depends on', () => {
+  it('are the identifiers of a text, ASCII or not', () => {
+    const unicode = (t: string): string[] => [...new Set(t.match(/[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*/gu) ?? [])].sort();
+    for (const t of ['x = f(a1, _b, c_2) + 3e5 # note', '{"kind":"class","cls":{"name":"Big","line":4,"members":{"$map":[["step_1",[]]]}}}', 'größe = maß(x)', 'café.menü()\nx_1 = 2', '']) {
+      assert.deepEqual([...wordsOf(t)].sort(), unicode(t), t);
     }
   });
 });

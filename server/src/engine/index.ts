@@ -9,7 +9,7 @@ import { SummaryCache } from './index/cache';
 import { deferParser, differing, initParser, parsePython, parsePythonIncremental, parserGeneration, type Node, type Tree } from './parser';
 import { Program } from './resolve/program';
 import { movedTo } from './report/moved';
-import { parseRecovering, recoverRegion } from './check/recover';
+import { notePieces, parseRecovering, recoverRegion } from './check/recover';
 import { StatementMemo } from './check/statements';
 import { type ClassInfo, type ModuleSummary, SummaryMemo, summarizeModule } from './index/summary';
 import { DirectoryRoot } from './sources/directoryRoot';
@@ -219,6 +219,9 @@ export class Engine {
         if (t && b) result.timing = { unitsMs: t.unitsMs + b.unitsMs, maxUnitMs: t.maxUnitMs + b.maxUnitMs, unitsChecked: t.unitsChecked + b.unitsChecked };
       }
       if (!tree.rootNode.hasError) {
+        // a file checked here for the first time: its pieces are read now, while no keystroke waits
+        // (a huge file's only when a keystroke needs them: its damage is set right by region)
+        if (this.incremental && !memos.checked && checked.length <= Engine.NOTED_PIECES_CHARS) notePieces(checked);
         // the next version of the file is re-parsed from this one when it needs setting right
         memos.checked?.tree.delete();
         memos.checked = { text: checked, tree: tree.copy() };
@@ -343,6 +346,9 @@ export class Engine {
     this.memos.get(file)?.checked?.tree.delete();
     this.memos.delete(file);
   }
+
+  /** The largest text whose pieces are parsed at its first check (see `notePieces`). */
+  private static readonly NOTED_PIECES_CHARS = 300_000;
 
   /** How long the incremental re-parse of a damaged text may run before region recovery is used instead. */
   private static readonly REPARSE_BUDGET_MS = 40;

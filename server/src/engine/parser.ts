@@ -196,6 +196,16 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 9 || c === 10 || c === 13 || c === 12;
 }
 
+/** Whether the line of `text` holds something other than white space from `index` on. */
+function codeFrom(text: string, index: number): boolean {
+  for (let i = index; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10 || c === 13) return false;
+    if (!isSpace(c)) return true;
+  }
+  return false;
+}
+
 /** Row and UTF-16 column of an index. */
 function pointAt(text: string, index: number): { row: number; column: number } {
   let row = 0;
@@ -238,10 +248,13 @@ export function parsePythonIncremental(text: string, previous: { text: string; t
   let start = diff.start;
   // The edit is said to start at the last line with code before it: text typed on a blank line
   // after an indented block changes where the block ends, and tree-sitter re-uses far less of the
-  // old tree when that line is not part of the edit (the result is the same either way).
+  // old tree when that line is not part of the edit (the result is the same either way). A line
+  // that has code from the edit on in both texts (a statement replaced where it stands) is no
+  // blank line: there the line above stays out of the edit (after a docstring, taking it in
+  // would have the rest of the file parsed again).
   let back = start;
   while (back > 0 && isSpace(a.charCodeAt(back - 1))) back--;
-  if (back === 0 || a.lastIndexOf('\n', start - 1) >= back) start = back > 0 ? a.lastIndexOf('\n', back - 1) + 1 : 0;
+  if ((back === 0 || a.lastIndexOf('\n', start - 1) >= back) && !(codeFrom(a, start) && codeFrom(b, start))) start = back > 0 ? a.lastIndexOf('\n', back - 1) + 1 : 0;
   previous.tree.edit({
     startIndex: start,
     oldEndIndex: endA,

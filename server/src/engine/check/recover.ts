@@ -93,8 +93,11 @@ function unclosedStatements(lines: string[], overClosed: Set<number>): Array<[nu
       }
     }
     // a statement that ends on an operator or a keyword waiting for more
+    if (quote || depth !== 0 || start < 0 || isBlank(line)) continue;
     const code = line.replace(/#.*$/, '').trimEnd();
-    if (!quote && depth === 0 && start >= 0 && !isBlank(line) && !code.endsWith('\\') && DANGLING.test(code) && !(depthBefore === 0 && /^\s*@/.test(code))) out.push([start, row]);
+    // (what DANGLING can match ends with an operator, a dot or a keyword)
+    if (!/[-+/%@&|^<>=~*.a-z]/.test(code[code.length - 1] ?? '')) continue;
+    if (!code.endsWith('\\') && DANGLING.test(code) && !(depthBefore === 0 && /^\s*@/.test(code))) out.push([start, row]);
   }
   return out;
 }
@@ -223,31 +226,44 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
   }
   let current = lines.join('\n');
   const base = lastChecked ?? (raw ? { text, tree: raw } : undefined);
-  if (broken.length && base) {
-    // the usual case while typing: setting aside what is unfinished is enough, and re-parsing the
-    // last checked text's tree gives what a fresh parse would (where no error remains)
+  // a re-parse of the last checked text's tree that comes out without errors is what a fresh
+  // parse gives (the usual case while typing: what is unfinished set aside)
+  const reparsed = (): Tree | undefined => {
+    if (!base) return undefined;
     const copy = base.tree.copy();
     try {
       const t = parsePythonIncremental(current, { text: base.text, tree: copy });
-      if (!t.rootNode.hasError) return { tree: t, text: current, broken };
+      if (!t.rootNode.hasError) return t;
       t.delete();
     } finally {
       copy.delete();
     }
+    return undefined;
+  };
+  if (broken.length === 0 && raw && !raw.rootNode.hasError) return { tree: raw, text, broken };
+  if (broken.length && base) {
+    const t = reparsed();
+    if (t) {
+      tree?.delete();
+      return { tree: t, text: current, broken };
+    }
   }
-  if (broken.length || !tree) {
+  // `tree` is now a fresh parse of `current` or undefined (`current` then has errors)
+  if (broken.length && !base) {
     tree?.delete();
     tree = parsePython(current);
   }
-  // 2. other errors, where tree-sitter places them
+  // 2. other errors, one at a time (the first one often causes the others). Where tree-sitter
+  // places them in the whole text costs a fresh parse of it (an incremental parse of a damaged text
+  // may place them elsewhere): they are looked for in the text's pieces first (see
+  // `pieceErrorRows`), each parsed alone and fresh, and remembered by its text, so that a keystroke
+  // costs a parse of the piece it touched. Only when no piece gives a statement to set aside is the
+  // whole text parsed for its errors. Either way the rows are a matter of the text alone.
   let previousRow = -1;
   let movedUp = false;
-  for (let round = 0; round < MAX_ROUNDS && tree.rootNode.hasError; round++) {
-    const rows = errorRows(tree.rootNode).filter((r) => !broken.some(([a, b]) => r >= a && r <= b));
-    if (rows.length === 0) break;
-    // one error at a time: the first one often causes the others
-    let changed = false;
+  const setAsideFirst = (rows: number[]): boolean => {
     for (const row of rows) {
+      if (broken.some(([a, b]) => row >= a && row <= b)) continue;
       let st = statementAt(row);
       if (!st || broken.some(([a, b]) => st![0] >= a && st![0] <= b)) continue;
       // inside a large statement, a block header that lost its colon is the likelier culprit
@@ -260,27 +276,175 @@ export function parseRecovering(text: string, raw?: Tree, lastChecked?: { text: 
       if (st[0] < previousRow) movedUp = true;
       previousRow = st[0];
       setAside(st[0], st[1]);
-      changed = true;
-      break;
+      return true;
     }
-    if (!changed) break;
+    return false;
+  };
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    if (tree && !tree.rootNode.hasError) break;
+    if (!setAsideFirst(pieceErrorRows(lines))) {
+      tree ??= parsePython(current);
+      if (!tree.rootNode.hasError || !setAsideFirst(errorRows(tree.rootNode))) break;
+    }
     current = lines.join('\n');
-    tree.delete();
-    // as above: a re-parse of the last checked tree that comes out without errors is what a
-    // fresh parse gives (the usual case while typing: one statement set aside)
-    if (base) {
-      const copy = base.tree.copy();
-      try {
-        const t = parsePythonIncremental(current, { text: base.text, tree: copy });
-        if (!t.rootNode.hasError) return { tree: t, text: current, broken, movedUp };
-        t.delete();
-      } finally {
-        copy.delete();
+    tree?.delete();
+    tree = undefined;
+    const t = reparsed();
+    if (t) return { tree: t, text: current, broken, movedUp };
+    if (!base) tree = parsePython(current);
+  }
+  return { tree: tree ?? parsePython(current), text: current, broken, movedUp };
+}
+
+/**
+ * Parses the pieces of `text` (see `pieceErrorRows`) ahead of need: the first keystroke that
+ * breaks a statement of an opened file then parses only the pieces edited since.
+ */
+export function notePieces(text: string): void {
+  pieceErrorRows(text.split('\n'));
+}
+
+/** Parsed pieces of text (see `pieceErrorRows`): the rows of their errors, by the text parsed. */
+const pieceMemo = new Map<string, number[]>();
+let pieceMemoChars = 0;
+const PIECE_MEMO_CHARS = 2_000_000;
+
+/** The error rows of `text` parsed alone and fresh (remembered). */
+function errorRowsAlone(text: string): number[] {
+  let rows = pieceMemo.get(text);
+  if (rows) {
+    pieceMemo.delete(text);
+    pieceMemo.set(text, rows);
+    return rows;
+  }
+  const t = parsePython(text);
+  try {
+    rows = t.rootNode.hasError ? errorRows(t.rootNode) : [];
+  } finally {
+    t.delete();
+  }
+  pieceMemo.set(text, rows);
+  pieceMemoChars += text.length;
+  while (pieceMemoChars > PIECE_MEMO_CHARS && pieceMemo.size > 1) {
+    const oldest = pieceMemo.keys().next().value as string;
+    pieceMemo.delete(oldest);
+    pieceMemoChars -= oldest.length;
+  }
+  return rows;
+}
+
+/**
+ * Rows that start a logical line at the given indent (a statement, or a decorator, or a clause),
+ * read from the text alone: not inside a string or brackets, not after a backslash, not blank or a
+ * comment. A line at the indent or less inside brackets ends them (as `unclosedStatements` reads).
+ */
+function statementStarts(lines: string[], from: number, to: number): Array<{ row: number; indent: number }> {
+  const out: Array<{ row: number; indent: number }> = [];
+  let depth = 0;
+  let quote: string | undefined;
+  let continued = false;
+  let statementIndent = 0;
+  for (let row = from; row <= to; row++) {
+    const line = lines[row];
+    if (!quote && !continued && !isBlank(line)) {
+      const indent = indentOf(line);
+      if (depth === 0 || (indent <= statementIndent && !/^\s*[)\]}]/.test(line))) {
+        depth = 0;
+        statementIndent = indent;
+        out.push({ row, indent });
       }
     }
-    tree = parsePython(current);
+    // the last character of code outside strings (a string counts by its opening quote)
+    let lastCode = '';
+    for (let i = 0; i < line.length; i++) {
+      const ch = line[i];
+      if (quote) {
+        if (ch === '\\') i++;
+        else if (line.startsWith(quote, i)) {
+          i += quote.length - 1;
+          quote = undefined;
+        }
+        continue;
+      }
+      if (ch === '#') break;
+      if (ch !== ' ' && ch !== '\t' && ch !== '\r' && ch !== '\f' && ch !== '\v') lastCode = ch;
+      if (ch === '"' || ch === "'") {
+        if (line.startsWith(ch.repeat(3), i)) {
+          quote = ch.repeat(3);
+          i += 2;
+          continue;
+        }
+        let j = i + 1;
+        while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
+        i = j;
+        continue;
+      }
+      if (ch === '(' || ch === '[' || ch === '{') depth++;
+      else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
+    }
+    continued = !quote && lastCode === '\\';
   }
-  return { tree, text: current, broken, movedUp };
+  return out;
+}
+
+const CLAUSE = /^\s*(else|elif|except|finally)\b/;
+const BLOCK_HEADER = /^\s*(async\s+)?(def|class)\b.*:\s*(#.*)?$/;
+
+/**
+ * The pieces of a run of statements at `indent` (starts given): each statement with its
+ * decorators and clauses, as [first row, last row] (the last reaching to the next piece).
+ */
+function piecesAt(lines: string[], starts: Array<{ row: number; indent: number }>, indent: number, to: number): Array<[number, number]> | undefined {
+  const out: Array<[number, number]> = [];
+  let decorated = false;
+  for (const s of starts) {
+    if (s.indent > indent) continue;
+    if (s.indent < indent) return undefined;
+    const line = lines[s.row];
+    if (out.length === 0 || (!decorated && !CLAUSE.test(line))) out.push([s.row, to]);
+    decorated = /^\s*@/.test(line);
+  }
+  for (let i = 0; i + 1 < out.length; i++) out[i][1] = out[i + 1][0] - 1;
+  return out;
+}
+
+/**
+ * The rows where syntax errors start, found piece by piece: the text's top-level statements,
+ * and the members of a top-level `def` or `class` whose header is one line (each parsed alone
+ * under `class _:`, the header alone with `pass` for a body). A piece that parses alone without
+ * errors has none, or only with what surrounds it: the caller parses the whole text when no
+ * piece shows an error it can set aside.
+ */
+function pieceErrorRows(lines: string[]): number[] {
+  const last = lines.length - 1;
+  const starts = statementStarts(lines, 0, last);
+  const top = piecesAt(lines, starts, 0, last);
+  if (!top) return [];
+  const rows: number[] = [];
+  const add = (text: string, offset: number, first: number, end: number): void => {
+    for (const r of errorRowsAlone(text)) rows.push(Math.min(end, Math.max(first, r + offset)));
+  };
+  let k = 0;
+  for (const [a, b] of top) {
+    while (k < starts.length && starts[k].row < a) k++;
+    const inner: Array<{ row: number; indent: number }> = [];
+    let header = -1;
+    for (let j = k; j < starts.length && starts[j].row <= b; j++) {
+      if (header < 0) {
+        if (/^\s*@/.test(lines[starts[j].row])) continue;
+        header = starts[j].row;
+      } else inner.push(starts[j]);
+    }
+    const members = header >= 0 && BLOCK_HEADER.test(lines[header]) && inner.length > 0 && inner[0].indent > 0 ? piecesAt(lines, inner, inner[0].indent, b) : undefined;
+    if (!members || members[0][0] !== inner[0].row) {
+      add(lines.slice(a, b + 1).join('\n'), a, a, b);
+      continue;
+    }
+    const pad = ' '.repeat(inner[0].indent);
+    add(`${lines.slice(a, members[0][0]).join('\n')}\n${pad}pass`, a, a, members[0][0] - 1);
+    for (const [x, y] of members) add(`class _:\n${lines.slice(x, y + 1).join('\n')}`, x - 1, x, y);
+  }
+  return rows;
 }
 
 function rowOf(text: string, index: number): number {

@@ -80,10 +80,34 @@ export class StatementMemo {
 export type { Entry as StatementEntry };
 
 const IDENTIFIER = /[\p{L}\p{Nl}_][\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}]*/gu;
+/** The same words in a text of ASCII only (the classes above hold no other ASCII characters). */
+const IDENTIFIER_ASCII = /[A-Za-z_][A-Za-z0-9_]*/g;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 /** Every identifier-like word of a text (a superset of the names it uses). */
 export function wordsOf(text: string): Set<string> {
-  return new Set(text.match(IDENTIFIER) ?? []);
+  return new Set(text.match(NON_ASCII.test(text) ? IDENTIFIER : IDENTIFIER_ASCII) ?? []);
+}
+
+/**
+ * The words of big texts (a class's summary), by the text: a keystroke makes a new summary of the
+ * class it is in, mostly with the same content. The sets are only read.
+ */
+const bigWords = new Map<string, Set<string>>();
+const BIG_TEXT = 2000;
+const BIG_KEPT = 32;
+
+function wordsOfBig(text: string): Set<string> {
+  if (text.length < BIG_TEXT) return wordsOf(text);
+  let w = bigWords.get(text);
+  if (w) {
+    bigWords.delete(text);
+  } else {
+    w = wordsOf(text);
+    if (bigWords.size >= BIG_KEPT) bigWords.delete(bigWords.keys().next().value as string);
+  }
+  bigWords.set(text, w);
+  return w;
 }
 
 export const fingerprintOf = serialize;
@@ -122,7 +146,7 @@ export class NameFingerprints {
   private wordsOfBinding(b: Binding): Set<string> {
     let w = NameFingerprints.words.get(b);
     if (!w) {
-      w = wordsOf(this.jsonOf(b));
+      w = wordsOfBig(this.jsonOf(b));
       NameFingerprints.words.set(b, w);
     }
     return w;
