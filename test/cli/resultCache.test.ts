@@ -107,6 +107,9 @@ describe('check-results cache', () => {
     const r = await agrees(args);
     assert.equal(r.replayed, 0);
     assert.doesNotMatch(r.stdout, /"c"/);
+    // results read from a user module changed moments ago are not kept
+    assert.equal((await check(args)).replayed, 0);
+    await aged();
   });
 
   it('checks again when a target module a file calls changes', async () => {
@@ -121,6 +124,23 @@ describe('check-results cache', () => {
     await aged();
     await check(args);
     assert.equal((await check(args)).replayed, 5);
+  });
+
+  it('replays when Python wrote compiled files of the target, which no check reads', async () => {
+    const args = ['--target', target, ...inputs()];
+    const cache = path.join(target, 'lib', '__pycache__');
+    fs.mkdirSync(cache, { recursive: true });
+    fs.writeFileSync(path.join(cache, 'core.cpython-312.pyc'), 'compiled');
+    await aged();
+    await check(args);
+    assert.equal((await check(args)).replayed, 5);
+    fs.writeFileSync(path.join(cache, '__init__.cpython-312.pyc'), 'compiled');
+    assert.equal((await agrees(args)).replayed, 5);
+    // a module there is another matter
+    fs.writeFileSync(path.join(cache, 'stray.py'), 'x = 1\n');
+    assert.equal((await agrees(args)).replayed, 0);
+    fs.rmSync(cache, { recursive: true });
+    await aged();
   });
 
   it('does not reuse a result made with other options', async () => {

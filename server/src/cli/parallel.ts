@@ -188,7 +188,12 @@ export function filesUsed(p: Program): string[] {
   return [...p.filesRead, ...p.cachedFiles];
 }
 
-/** The module names a worker's programs looked up (for the results cache). */
+/** The module names a program looked up, those not found marked with a final `\0-` (for the results cache). */
+export function lookupList(target: Program['target']): string[] {
+  return [...target.lookups()].map(([n, f]) => (f ? n : `${n}\0-`));
+}
+
+/** The module names a worker's programs looked up (see `lookupList`). */
 export interface Lookups {
   target: string[];
   baseline: string[];
@@ -446,7 +451,7 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
       if (m.kind === 'finish') {
         if (m.save) engine.saveCache();
         else engine.cache?.discard();
-        const lookups = { target: [...engine.program.target.lookups()].map(([n]) => n), baseline: engine.baseline ? [...engine.baseline.program.target.lookups()].map(([n]) => n) : [] };
+        const lookups = { target: lookupList(engine.program.target), baseline: engine.baseline ? lookupList(engine.baseline.program.target) : [] };
         send({ kind: 'finished', files: filesUsed(engine.program), checked, provided: engine.program.provided + (engine.baseline?.program.provided ?? 0), lookups });
         return;
       }

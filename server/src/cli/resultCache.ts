@@ -6,9 +6,10 @@
  * One file per run's options (targets, baseline, user folders, current folder, --list-calls, the
  * code of apidrift itself), in the summary cache's folder. A file holds:
  *   - the fingerprints of what every check may read: the whole of each target and baseline root
- *     (a folder: the identity of each folder walked and of each Python and build file; an
- *     archive: its members' CRCs), and what the engine is told of the project (the summaries of
- *     the project's files that hold classes, and the names they patch);
+ *     (a folder: the identity of each folder walked and of each Python and build file, and of a
+ *     `__pycache__` folder the names in it but compiled files; an archive: its members' CRCs),
+ *     and what the engine is told of the project (the summaries of the project's files that
+ *     hold classes, and the names they patch);
  *   - the modules of the user's own folders that the checks looked up (and those they looked up
  *     and did not find), each with what was found: where, the hash of its text, its package
  *     folders' listings and its root's build facts. These are the run's, not each input's (a
@@ -18,7 +19,8 @@
  * A result is replayed only when every fingerprint and every user-module record still holds and
  * the input's text and config are the same. A fingerprint taken while a file of a root was
  * changed within the last two seconds (a change within the file system's time resolution could
- * keep a file's identity) is not saved. Results with notes (an input skipped or read in part by
+ * keep a file's identity) is not saved, nor are results when a user module the checks read was
+ * changed since the run began, or came or went during it. Results with notes (an input skipped or read in part by
  * reason of the file itself), runs with unreadable target modules, fixing and `--no-cache` are
  * never cached. The file is written to a temporary file renamed into place; a corrupt or foreign
  * file is ignored (reported once) and a file that cannot be written is reported once: the cache
@@ -37,7 +39,7 @@ import { GitRoot } from '../engine/sources/gitRoot';
 import type { SourceRoot } from '../engine/sources/sourceRoot';
 import type { Target } from '../engine/sources/target';
 import type { Checked, Input, Lookups } from './parallel';
-import { readSource } from './parallel';
+import { lookupList, readSource } from './parallel';
 
 /** Bumped whenever the file changes shape or meaning. */
 export const RESULTS_FORMAT = 'apidrift-results-1';
@@ -75,9 +77,14 @@ function folderLines(dir: string, out: string[], newest: { ms: number }): void {
       return;
     }
     chain.add(key);
-    note(st);
-    out.push(`${rel}/\t${identity(st)}`);
     const entries = fs.readdirSync(abs, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    if (path.basename(abs) === '__pycache__') {
+      // written whenever Python runs: only the names a module search could find there count
+      out.push(`${rel}/\t${entries.filter((e) => !/\.pyc$/.test(e.name)).map((e) => e.name).join('/')}`);
+    } else {
+      note(st);
+      out.push(`${rel}/\t${identity(st)}`);
+    }
     for (const e of entries) {
       const childAbs = path.join(abs, e.name);
       const childRel = rel ? `${rel}/${e.name}` : e.name;
@@ -197,12 +204,28 @@ function codeIdentity(): string {
 class UserDeps {
   private readonly rootFacts = new Map<SourceRoot, string>();
   private readonly memo = new Map<Target, Map<string, string>>();
+  /**
+   * The latest change (mtime, ctime) of a user file or folder read here: one changed since the run
+   * began may have been read by a check in another state than the one recorded.
+   */
+  newest = 0;
+
+  private noteChange(root: SourceRoot, rel: string): void {
+    if (!(root instanceof DirectoryRoot)) return;
+    try {
+      const st = fs.statSync(rel ? path.join(root.dir, rel) : root.dir, { throwIfNoEntry: false });
+      if (st) this.newest = Math.max(this.newest, st.mtimeMs, st.ctimeMs);
+    } catch {
+      // unreadable: its state is what was recorded
+    }
+  }
 
   /** What a root's build files and top folder say (read by checks of its modules). */
   private factsOf(root: SourceRoot): string {
     let f = this.rootFacts.get(root);
     if (f === undefined) {
       let facts: string;
+      for (const rel of ['.gitignore', 'setup.py', 'pyproject.toml', 'CMakeLists.txt']) this.noteChange(root, rel);
       try {
         const b = readBuildFacts(root);
         const gitignore = root.readText('.gitignore');
@@ -226,6 +249,8 @@ class UserDeps {
     else if (!target.isUser(f)) d = 'T';
     else {
       const parts = [f.root.label, f.rel ?? '', String(f.isPackage), String(f.compiled), String(!!f.buildFilled)];
+      for (const p of f.packageDirs) this.noteChange(p.root, p.rel);
+      if (f.rel) this.noteChange(f.root, f.rel);
       for (const p of f.packageDirs) parts.push(`${p.root.label}\0${p.rel}\0${[...(p.root.listDir(p.rel) ?? [])].sort().join('/')}`);
       if (f.rel) {
         try {
@@ -267,6 +292,8 @@ export class ResultCache {
   private readonly fresh: Stored['entries'] = {};
   /** A result was added in this run. */
   private dirty = false;
+  /** When the run's fingerprints were taken. */
+  private readonly started = Date.now();
   /** Per input file, the hash of its text read to look it up, and its config key. */
   private readonly looked = new Map<string, { hash: string; key: string }>();
 
@@ -372,7 +399,14 @@ export class ResultCache {
     if (this.racy || cacheDisabled || !lookups) return;
     const deps: Stored['deps'] = {};
     for (const [which, target] of this.programs()) {
-      const names = new Set<string>([...Object.keys(this.storedDeps[which] ?? {}), ...[...target.lookups()].map(([n]) => n), ...(which === 'target' ? lookups.target : lookups.baseline)]);
+      const names = new Set<string>(Object.keys(this.storedDeps[which] ?? {}));
+      for (const entry of [...lookupList(target), ...(which === 'target' ? lookups.target : lookups.baseline)]) {
+        const absent = entry.endsWith('\0-');
+        const name = absent ? entry.slice(0, -2) : entry;
+        // a module that came or went during the run: what the checks saw of it is not what is recorded
+        if ((this.deps.dep(target, name) === '-') !== absent) return;
+        names.add(name);
+      }
       const out: Record<string, string> = {};
       for (const n of [...names].sort()) {
         const d = this.deps.dep(target, n);
@@ -380,6 +414,8 @@ export class ResultCache {
       }
       deps[which] = out;
     }
+    // a user module changed during the run (or just before it): what the checks read of it is not sure
+    if (this.deps.newest > this.started - RACY_MS) return;
     // a run that only replayed, over the same inputs, leaves the file as it is
     const sameEntries = !this.dirty && Object.keys(this.fresh).length === Object.keys(this.stored).length;
     if (sameEntries && JSON.stringify(deps) === JSON.stringify(this.storedDeps)) return;
