@@ -21,8 +21,9 @@ import { displayPath, escapeName, formatCheck, formatReportGithub, hasBreakingCh
 import { version as VERSION } from '../../package.json';
 import { decodeSource, MAX_SOURCE_BYTES } from './engine/sources/sourceRoot';
 import { checkInput, type Checked, checkOnWorkers, filesUsed, isCheckWorker, usesInput } from './cli/parallel';
+import { ResultCache, resultCacheCounts } from './cli/resultCache';
 
-export { collectFiles, escapeName, JSON_SCHEMA_VERSION };
+export { collectFiles, escapeName, JSON_SCHEMA_VERSION, resultCacheCounts };
 
 /** Threads for building full indexes and checking large projects: both cores of a small machine, at most four. */
 const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus().length));
@@ -419,13 +420,22 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     );
   }
   const opts = { fix: args.fix, unsafeFixes: args.unsafeFixes, listCalls: args.listCalls };
+  // results of inputs unchanged since a run with the same options, replayed (never when fixing)
+  const results = !args.noCache && args.fix === 'none' && engine.cache ? ResultCache.open(engine, { cacheDir: engine.cache.dir, listCalls: args.listCalls, onError: say }) : undefined;
+  const replayed: Array<Checked | undefined> = results ? inputs.map((input) => results.lookup(input, configs)) : [];
+  /** The inputs to check, and where each of the others lies among them. */
+  const todo = inputs.filter((_, at) => !replayed[at]);
+  const todoAt: number[] = [];
+  for (let at = 0, k = 0; at < inputs.length; at++) todoAt.push(replayed[at] ? -1 : k++);
+  resultCacheCounts.replayed = inputs.length - todo.length;
+  resultCacheCounts.checked = todo.length;
   // a large project (or --jobs) is checked on worker threads, each with its own engine over the same targets
-  const jobs = Math.min(args.jobs ?? (inputs.length >= PARALLEL_FROM ? THREADS : 1), inputs.length);
+  const jobs = Math.min(args.jobs ?? (todo.length >= PARALLEL_FROM ? THREADS : 1), todo.length);
   const onWorkers = jobs > 1 && ![...args.targets, ...args.baseline].some(isRequirementSpec);
   const run = onWorkers
     ? checkOnWorkers(
         engine,
-        inputs,
+        todo,
         jobs,
         { targets: args.targets, baseline: args.baseline, sourceRoots: userRoots(args), cacheDir: args.noCache ? undefined : defaultCacheDir(), wasmDir: __dirname, opts, indexThreads: THREADS },
         say,
@@ -433,12 +443,16 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
           targetErrors++;
           say(`cannot read target module ${name}: ${message}`);
         },
-        (at) => checkInput(engine, inputs[at], configs, opts),
+        (k) => checkInput(engine, todo[k], configs, opts),
       )
     : undefined;
   let fatal = false;
   for (let at = 0; at < inputs.length; at++) {
-    const rec: Checked = run ? await run.result(at) : await checkInput(engine, inputs[at], configs, opts);
+    let rec = replayed[at];
+    if (!rec) {
+      rec = run ? await run.result(todoAt[at]) : await checkInput(engine, inputs[at], configs, opts);
+      results?.store(inputs[at], rec);
+    }
     const file = inputs[at].file;
     for (const n of rec.notes) (n.skip ? skip : say)(n.msg);
     if (rec.fatal !== undefined) {
@@ -461,7 +475,8 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     checkedFiles++;
   }
   // the files the workers read, with those this thread read for the full index
-  const used = run ? new Set([...(await run.finish(!fatal)).files, ...filesUsed(engine.program)]) : undefined;
+  const ran = run ? await run.finish(!fatal) : undefined;
+  const used = ran ? new Set([...ran.files, ...filesUsed(engine.program)]) : undefined;
   if (fatal) return 2;
   const ms = Math.round(performance.now() - started);
   if (args.fix === 'diff') {
@@ -475,6 +490,9 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     emit(io, args, formatCheck(args.format as OutputFormat, { findings, files: checked, stats, ...(args.listCalls ? { calls } : {}), version: VERSION, cwd: process.cwd() }));
   }
   engine.saveCache();
+  // with what the checks looked up on other threads (none: this thread checked everything); not
+  // after a run that could not read the whole target (its results are incomplete)
+  if (results && targetErrors === 0) results.save(ran ? ran.lookups : { target: [], baseline: [] }, engine.cache?.disabled ?? true);
   // a target that could not be read in full, or an input not checked, gives no all-clear
   if (incomplete(skipped, targetErrors, io.stderr) && !args.exitZero) return 2;
   if (args.exitZero) return 0;

@@ -13,7 +13,7 @@ import { ConfigError, ConfigFinder } from '../engine/config/pyproject';
 import { parserReady, ParserCrashError } from '../engine/parser';
 import type { FullIndex, Program } from '../engine/resolve/program';
 import type { ModuleSummary } from '../engine/index/summary';
-import { reviveSummary, serializeSummary } from '../engine/index/cache';
+import { hashText, reviveSummary, serializeSummary } from '../engine/index/cache';
 import { decodeSource, MAX_SOURCE_BYTES } from '../engine/sources/sourceRoot';
 import { ZipRoot } from '../engine/sources/zipRoot';
 import { checkFile } from './checkFile';
@@ -55,6 +55,8 @@ export interface Checked {
   };
   /** `diff --uses`: the names of the target and the baseline the input uses, once per use, in order. */
   uses?: string[];
+  /** The hash of the text checked (see `hashText`), for the results cache. */
+  hash?: string;
 }
 
 /** A file's text, or undefined (with the reason given to `warn`) when it is not to be read. */
@@ -102,6 +104,7 @@ export async function checkInput(engine: Engine, input: Input, configs: ConfigFi
     const r = o.result;
     return {
       notes,
+      hash: hashText(text),
       outcome: {
         findings: o.findings,
         fixed: o.fixed,
@@ -177,12 +180,23 @@ type FromWorker =
   | { kind: 'summary'; which: 'target' | 'baseline'; name: string }
   | { kind: 'error'; which: 'target' | 'baseline'; name: string; message: string }
   | { kind: 'say'; msg: string }
-  | { kind: 'finished'; files: string[]; checked: number; provided: number }
+  | { kind: 'finished'; files: string[]; checked: number; provided: number; lookups: Lookups }
   | { kind: 'failed'; message: string };
 
 /** Files a program read: parsed, or taken from the cache. */
 export function filesUsed(p: Program): string[] {
   return [...p.filesRead, ...p.cachedFiles];
+}
+
+/** The module names a program looked up, those not found marked with a final `\0-` (for the results cache). */
+export function lookupList(target: Program['target']): string[] {
+  return [...target.lookups()].map(([n, f]) => (f ? n : `${n}\0-`));
+}
+
+/** The module names a worker's programs looked up (see `lookupList`). */
+export interface Lookups {
+  target: string[];
+  baseline: string[];
 }
 
 export interface ParallelRun {
@@ -192,7 +206,7 @@ export interface ParallelRun {
    * Stops the workers (saving their cache entries, one after the other, when `save`): the files
    * they read, how many inputs each checked, and how many summaries each took from this thread.
    */
-  finish(save: boolean): Promise<{ files: string[]; checked: number[]; provided: number[] }>;
+  finish(save: boolean): Promise<{ files: string[]; checked: number[]; provided: number[]; lookups?: Lookups }>;
 }
 
 /**
@@ -279,7 +293,7 @@ export function checkOnWorkers(
     busy: number;
     port: MessagePort;
     signal: Int32Array;
-    finished?: (r: { files: string[]; checked: number; provided: number }) => void;
+    finished?: (r: { files: string[]; checked: number; provided: number; lookups?: Lookups }) => void;
   }
   const running: Running[] = [];
   const feed = (r: Running): void => {
@@ -354,13 +368,16 @@ export function checkOnWorkers(
       if (failure) return fallback(at);
       return new Promise((resolve) => waiting.set(at, resolve));
     },
-    async finish(save: boolean): Promise<{ files: string[]; checked: number[]; provided: number[] }> {
+    async finish(save: boolean): Promise<{ files: string[]; checked: number[]; provided: number[]; lookups?: Lookups }> {
       const files = new Set<string>();
+      const lookups = { target: new Set<string>(), baseline: new Set<string>() };
+      // a worker that stopped cannot say what it looked up
+      let complete = !failure;
       const checked: number[] = [];
       const provided: number[] = [];
       // one after the other, so that each save keeps what the previous ones wrote
       for (const r of running) {
-        const got = await new Promise<{ files: string[]; checked: number; provided: number }>((resolve) => {
+        const got = await new Promise<{ files: string[]; checked: number; provided: number; lookups?: Lookups }>((resolve) => {
           r.finished = resolve;
           const msg: ToWorker = { kind: 'finish', save };
           try {
@@ -371,12 +388,15 @@ export function checkOnWorkers(
         });
         r.finished = undefined;
         for (const f of got.files) files.add(f);
+        if (!got.lookups) complete = false;
+        for (const n of got.lookups?.target ?? []) lookups.target.add(n);
+        for (const n of got.lookups?.baseline ?? []) lookups.baseline.add(n);
         checked.push(got.checked);
         provided.push(got.provided);
         await r.worker.terminate();
         r.port.close();
       }
-      return { files: [...files], checked, provided };
+      return { files: [...files], checked, provided, lookups: complete ? { target: [...lookups.target], baseline: [...lookups.baseline] } : undefined };
     },
   };
 }
@@ -431,7 +451,8 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
       if (m.kind === 'finish') {
         if (m.save) engine.saveCache();
         else engine.cache?.discard();
-        send({ kind: 'finished', files: filesUsed(engine.program), checked, provided: engine.program.provided + (engine.baseline?.program.provided ?? 0) });
+        const lookups = { target: lookupList(engine.program.target), baseline: engine.baseline ? lookupList(engine.baseline.program.target) : [] };
+        send({ kind: 'finished', files: filesUsed(engine.program), checked, provided: engine.program.provided + (engine.baseline?.program.provided ?? 0), lookups });
         return;
       }
       let rec: Checked;
