@@ -31,7 +31,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { Engine } from '../engine';
 import type { ConfigFinder } from '../engine/config/pyproject';
-import { serialize, serializeSummary } from '../engine/index/cache';
+import { deserialize, serialize, serializeSummary } from '../engine/index/cache';
 import type { ModuleSummary } from '../engine/index/summary';
 import { readBuildFacts } from '../engine/sources/buildFiles';
 import { DirectoryRoot } from '../engine/sources/directoryRoot';
@@ -342,7 +342,7 @@ export class ResultCache {
     }
     let data: Stored;
     try {
-      data = JSON.parse(text, reviver) as Stored;
+      data = deserialize(text) as Stored;
     } catch (e) {
       this.opts.onError(`ignoring corrupt results cache ${this.file}: ${(e as Error).message}`);
       return;
@@ -436,16 +436,6 @@ export class ResultCache {
     }
     removeUnused(path.dirname(this.file));
   }
-}
-
-/** JSON with Maps and Sets (see cache.ts). */
-function reviver(_key: string, value: unknown): unknown {
-  if (value && typeof value === 'object') {
-    const o = value as { $map?: Array<[unknown, unknown]>; $set?: unknown[] };
-    if (o.$map) return new Map(o.$map);
-    if (o.$set) return new Set(o.$set);
-  }
-  return value;
 }
 
 function validRecord(r: unknown): r is Checked {

@@ -43,57 +43,76 @@ function errorRows(root: Node): number[] {
   return [...rows].sort((a, b) => a - b);
 }
 
+/** Where a scan of lines stands: a string left open (a triple-quoted one spans lines), and the brackets open. */
+interface LineScan {
+  quote?: string;
+  depth: number;
+}
+
+/**
+ * Reads one line on from `scan` (strings, comments, brackets), updating it; `closedWithNoneOpen`
+ * is told of each closing bracket with none open. Gives the last character of code outside
+ * strings (a string counts by its opening quote).
+ */
+function scanLine(line: string, scan: LineScan, closedWithNoneOpen?: () => void): string {
+  let lastCode = '';
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (scan.quote) {
+      if (ch === '\\') i++;
+      else if (line.startsWith(scan.quote, i)) {
+        i += scan.quote.length - 1;
+        scan.quote = undefined;
+      }
+      continue;
+    }
+    if (ch === '#') break;
+    if (ch !== ' ' && ch !== '\t' && ch !== '\r' && ch !== '\f' && ch !== '\v') lastCode = ch;
+    if (ch === '"' || ch === "'") {
+      if (line.startsWith(ch.repeat(3), i)) {
+        scan.quote = ch.repeat(3);
+        i += 2;
+        continue;
+      }
+      let j = i + 1;
+      while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
+      i = j;
+      continue;
+    }
+    if (ch === '(' || ch === '[' || ch === '{') scan.depth++;
+    else if (ch === ')' || ch === ']' || ch === '}') {
+      if (scan.depth === 0) closedWithNoneOpen?.();
+      scan.depth = Math.max(0, scan.depth - 1);
+    }
+  }
+  return lastCode;
+}
+
 /**
  * Statements whose brackets are still open when a line indented no deeper than the statement
  * begins (and is no closing bracket): Python would read on, an editor's user has moved on.
  */
 function unclosedStatements(lines: string[], overClosed: Set<number>): Array<[number, number]> {
   const out: Array<[number, number]> = [];
-  let depth = 0;
-  let quote: string | undefined;
+  const scan: LineScan = { depth: 0 };
   let start = -1;
   let indent = 0;
   for (let row = 0; row < lines.length; row++) {
     const line = lines[row];
-    if (!quote && depth > 0 && !isBlank(line) && indentOf(line) <= indent && !/^\s*[)\]}]/.test(line)) {
+    if (!scan.quote && scan.depth > 0 && !isBlank(line) && indentOf(line) <= indent && !/^\s*[)\]}]/.test(line)) {
       out.push([start, row - 1]);
-      depth = 0;
+      scan.depth = 0;
     }
-    if (!quote && depth === 0 && !isBlank(line)) {
+    if (!scan.quote && scan.depth === 0 && !isBlank(line)) {
       start = row;
       indent = indentOf(line);
     }
-    const depthBefore = depth;
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i];
-      if (quote) {
-        if (ch === '\\') i++;
-        else if (line.startsWith(quote, i)) {
-          i += quote.length - 1;
-          quote = undefined;
-        }
-        continue;
-      }
-      if (ch === '#') break;
-      if (ch === '"' || ch === "'") {
-        if (line.startsWith(ch.repeat(3), i)) {
-          quote = ch.repeat(3);
-          i += 2;
-          continue;
-        }
-        let j = i + 1;
-        while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
-        i = j;
-        continue;
-      }
-      if (ch === '(' || ch === '[' || ch === '{') depth++;
-      else if (ch === ')' || ch === ']' || ch === '}') {
-        if (depth === 0 && start >= 0) overClosed.add(start);
-        depth = Math.max(0, depth - 1);
-      }
-    }
+    const depthBefore = scan.depth;
+    scanLine(line, scan, () => {
+      if (start >= 0) overClosed.add(start);
+    });
     // a statement that ends on an operator or a keyword waiting for more
-    if (quote || depth !== 0 || start < 0 || isBlank(line)) continue;
+    if (scan.quote || scan.depth !== 0 || start < 0 || isBlank(line)) continue;
     const code = line.replace(/#.*$/, '').trimEnd();
     // (what DANGLING can match ends with an operator, a dot or a keyword)
     if (!/[-+/%@&|^<>=~*.a-z]/.test(code[code.length - 1] ?? '')) continue;
@@ -104,32 +123,9 @@ function unclosedStatements(lines: string[], overClosed: Set<number>): Array<[nu
 
 /** Whether a triple-quoted string is still open at the end of `lines` (read as `unclosedStatements` reads them). */
 function stringOpenAtEnd(lines: string[]): boolean {
-  let quote: string | undefined;
-  for (const line of lines) {
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i];
-      if (quote) {
-        if (ch === '\\') i++;
-        else if (line.startsWith(quote, i)) {
-          i += quote.length - 1;
-          quote = undefined;
-        }
-        continue;
-      }
-      if (ch === '#') break;
-      if (ch === '"' || ch === "'") {
-        if (line.startsWith(ch.repeat(3), i)) {
-          quote = ch.repeat(3);
-          i += 2;
-          continue;
-        }
-        let j = i + 1;
-        while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
-        i = j;
-      }
-    }
-  }
-  return quote !== undefined;
+  const scan: LineScan = { depth: 0 };
+  for (const line of lines) scanLine(line, scan);
+  return scan.quote !== undefined;
 }
 
 export interface Recovered {
@@ -340,49 +336,21 @@ function errorRowsAlone(text: string): number[] {
  */
 function statementStarts(lines: string[], from: number, to: number): Array<{ row: number; indent: number }> {
   const out: Array<{ row: number; indent: number }> = [];
-  let depth = 0;
-  let quote: string | undefined;
+  const scan: LineScan = { depth: 0 };
   let continued = false;
   let statementIndent = 0;
   for (let row = from; row <= to; row++) {
     const line = lines[row];
-    if (!quote && !continued && !isBlank(line)) {
+    if (!scan.quote && !continued && !isBlank(line)) {
       const indent = indentOf(line);
-      if (depth === 0 || (indent <= statementIndent && !/^\s*[)\]}]/.test(line))) {
-        depth = 0;
+      if (scan.depth === 0 || (indent <= statementIndent && !/^\s*[)\]}]/.test(line))) {
+        scan.depth = 0;
         statementIndent = indent;
         out.push({ row, indent });
       }
     }
-    // the last character of code outside strings (a string counts by its opening quote)
-    let lastCode = '';
-    for (let i = 0; i < line.length; i++) {
-      const ch = line[i];
-      if (quote) {
-        if (ch === '\\') i++;
-        else if (line.startsWith(quote, i)) {
-          i += quote.length - 1;
-          quote = undefined;
-        }
-        continue;
-      }
-      if (ch === '#') break;
-      if (ch !== ' ' && ch !== '\t' && ch !== '\r' && ch !== '\f' && ch !== '\v') lastCode = ch;
-      if (ch === '"' || ch === "'") {
-        if (line.startsWith(ch.repeat(3), i)) {
-          quote = ch.repeat(3);
-          i += 2;
-          continue;
-        }
-        let j = i + 1;
-        while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
-        i = j;
-        continue;
-      }
-      if (ch === '(' || ch === '[' || ch === '{') depth++;
-      else if (ch === ')' || ch === ']' || ch === '}') depth = Math.max(0, depth - 1);
-    }
-    continued = !quote && lastCode === '\\';
+    const lastCode = scanLine(line, scan);
+    continued = !scan.quote && lastCode === '\\';
   }
   return out;
 }

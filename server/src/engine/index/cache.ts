@@ -44,6 +44,11 @@ export function serializeSummary(summary: ModuleSummary): string {
   return serialize(summary);
 }
 
+/** A value from `serialize`'s text (Maps and Sets revived); throws on text that is no JSON. */
+export function deserialize(text: string): unknown {
+  return JSON.parse(text, reviver);
+}
+
 /** A summary from `serializeSummary`'s text; undefined when it is not one. */
 export function reviveSummary(text: string): ModuleSummary | undefined {
   try {
