@@ -308,6 +308,7 @@ describe('receivers: attribute chains, computed attribute names, locals bound in
     assert.match(reasonAt('e.dispatch(3, True)'), /Dispatcher or OtherDispatcher, whose dispatch bind the call differently/);
     assert.match(reasonAt('cls.is_rocm(strict=True)'), /SubPlatform\.is_rocm overrides it and binds the call differently/);
     assert.match(reasonAt('platform.is_rocm(strict=True)'), /Platform\.is_rocm overrides it and binds the call differently/);
+    assert.match(reasonAt('w.varied.dispatch(3)'), /FastWorkshop\._vary overrides it and returns another class/);
     // the target's own subclasses count
     const alone = await check2('v2', 'from qlib.platform import Platform\n\n\ndef f(p: type[Platform]):\n    p.is_rocm(strict=True)\n    p.is_cuda(strict=True)\n');
     assert.match(alone.calls.find((c) => c.range.start.line === 4)?.unknownReason ?? '', /RocmPlatform\.is_rocm overrides it and binds the call differently/);

@@ -4,7 +4,7 @@
  * facts about them that decorator analysis needs. Trees are freed as soon as the summary is made.
  */
 import { parsePython, type Node } from '../parser';
-import { skeletonize, type TextImport } from './skeleton';
+import { importFromText, skeletonize, type TextImport } from './skeleton';
 import { dotted, type Expr, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
 
 export interface FunctionInfo {
@@ -81,10 +81,14 @@ export interface ClassInfo {
   /**
    * How each instance attribute is assigned in the class's methods, one entry per assignment:
    * `call:<dotted callee>` for `self.x = a.b.C(...)`, `ann:<annotation>` for `self.x: C = ...`,
-   * `decl:<annotation>` for `self.x: C` and `self.x: C = None`, `withcall:<dotted callee>` beside
-   * the `ann:` of `self.x: C = a.b.D(...)`, `value:<a.B.c>` for `self.x = a.B.c`,
+   * `decl:<annotation>` for `self.x: C` and `self.x: C = None`, `with` and the descriptor of the
+   * call beside the `ann:` of `self.x: C = a.b.D(...)` (`withcall:a.b.D`), `value:<a.B.c>` for `self.x = a.B.c`,
    * `self:<a.b>` for `self.x = self.a.b`, `attr:<a.b>:<annotation>` for `self.x = p.a.b` where the
-   * method's parameter `p` is annotated,
+   * method's parameter `p` is annotated, `selfcall:<a.m>` for `self.x = self.a.m(...)`,
+   * `attrcall:<a.m>:<annotation>` for `self.x = p.a.m(...)` (what the method called returns),
+   * `from:<module>:<name.a.C>` and `import:<module>:<a.C>` for `self.x = name.a.C(...)` where
+   * `name` is bound by an import in the method (`from module import name`, `import module as name`),
+   * the same descriptors for `self.x = y` where the method binds its local `y` once, to such a call,
    * `none` for `self.x = None`, `?` for anything else (other values, augmented assignments,
    * unpacking, loop targets).
    */
@@ -936,7 +940,7 @@ function selfAttrPattern(self: string): RegExp {
  * way to bind the attribute (another value, augmented, unpacked, chained, a loop or `with` target)
  * is `?`.
  */
-function attrAssignments(raw: string, self: string, params: Param[], out: Map<string, string[]>, names: Set<string>): void {
+function attrAssignments(raw: string, self: string, params: Param[], out: Map<string, string[]>, names: Set<string>, where: { name: string; isPackage: boolean }): void {
   const add = (name: string, d: string): void => {
     names.add(name);
     const list = out.get(name);
@@ -961,18 +965,7 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
       /** A name the method binds, imports or takes as a parameter: not the module's. */
       const local = (head: string): boolean => params.some((p) => p.name === head) || rebinds(raw, head) || new RegExp(`\\bimport\\b[^\\n]*\\b${head}\\b`).test(raw);
       /** `= a.b.C(...)` as the whole value at `from` (an offset of `after`): `call:a.b.C`, or `?`. */
-      const callAt = (from: number): string | undefined => {
-        const call = /^\s*=(?!=)\s*([A-Za-z_][\w.]*)\s*\(/.exec(after.slice(from));
-        if (!call) return undefined;
-        const close = matchParen(raw, end + from + call[0].length - 1);
-        if (close < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200))) return '?';
-        const head = call[1].split('.')[0];
-        // `self.x = cls_param(...)` with `cls_param: type[C]`: an instance of C or of a subclass,
-        // as a parameter annotated `C` holds
-        const built = call[1] === head ? classOfTypeParam(params, head) : undefined;
-        if (built && !rebinds(raw, head)) return `ann:${built}`;
-        return local(head) ? '?' : `call:${call[1]}`;
-      };
+      const callAt = (from: number): string | undefined => callValue(raw, end + from, self, params, local, where);
       /**
        * `= A(...) if c else B(...)` (an arm may be None) as the whole value: each arm's descriptor.
        * On one line after the first arm, or anywhere inside parentheses that hold the whole value
@@ -1079,35 +1072,238 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         add(m[1], `ann:${param.annotation!.replace(/\s+/g, ' ')}`);
         continue;
       }
+      // `self.x = y` where the method binds its local `y` once, to a call: what that call gives
+      if (name && name[1] !== self && !params.some((p) => p.name === name[1])) {
+        const bound = soleBinding(raw, name[1], at);
+        const d = bound === undefined ? undefined : callValue(raw, bound, self, params, local, where);
+        if (d && d !== '?') {
+          add(m[1], d);
+          continue;
+        }
+      }
     }
     if (/^\s*(=(?!=)|[-+*/%&|^@]=|\/\/=|\*\*=|<<=|>>=)/.test(after)) add(m[1], '?');
     // a tuple target (`a, self.x = ...`); a line inside brackets (`f(\n self.x, k=v)`) is no statement
-    else if (/^\s*[,)\]]/.test(after) && topLevelAssign(line) > lineBefore.length && bracketDepth(raw, lineStart) === 0) add(m[1], '?');
+    else if (/^\s*[,)\]]/.test(after) && topLevelAssign(line) > lineBefore.length && lineDepth(raw, lineStart) === 0) add(m[1], '?');
     // a loop or `with` target (`for self.x in ...`), not a loop over it (`for r in self.x`)
     else if (/\b(for|as)\s+[(\[]?(?:(?!\bin\b)[\w., ])*$/.test(lineBefore)) add(m[1], '?');
   }
 }
 
-/** A body binds a name again: an assignment statement (plain, augmented, unpacking), a walrus, a loop or `with` target, `del`. */
-function rebinds(raw: string, name: string): boolean {
-  // asked for many names of one body in a row (each attribute assignment of a method)
-  if (raw !== rebindsMemo.raw) rebindsMemo = { raw, answers: new Map() };
-  let answer = rebindsMemo.answers.get(name);
-  if (answer === undefined) {
-    answer = rebindsUncached(raw, name);
-    rebindsMemo.answers.set(name, answer);
-  }
-  return answer;
+/**
+ * The value at `pos` of a body (`= a.b.C(...)`, the `=` included) when it is the whole value and a
+ * call of a dotted name: `call:a.b.C` for a name of the module, `selfcall:a.m` for
+ * `self.a.m(...)`, `attrcall:a.m:<annotation>` for `p.a.m(...)` where the method's parameter `p`
+ * is annotated (neither rebound), `ann:C` for `p(...)` with `p: type[C]`; `?` for any other
+ * call that is the whole value, undefined for no call.
+ */
+function callValue(raw: string, pos: number, self: string, params: Param[], local: (head: string) => boolean, where: { name: string; isPackage: boolean }): string | undefined {
+  const call = /^\s*=(?!=)\s*([A-Za-z_][\w.]*)\s*\(/.exec(raw.slice(pos, pos + 400));
+  if (!call) return undefined;
+  const close = matchParen(raw, pos + call[0].length - 1);
+  if (close < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(close + 1, close + 200))) return '?';
+  const parts = call[1].split('.');
+  const head = parts[0];
+  // `self.x = cls_param(...)` with `cls_param: type[C]`: an instance of C or of a subclass,
+  // as a parameter annotated `C` holds
+  const built = parts.length === 1 ? classOfTypeParam(params, head) : undefined;
+  if (built && !rebinds(raw, head)) return `ann:${built}`;
+  if (!local(head)) return `call:${call[1]}`;
+  // a name the method imports (once, and binds no other way): the import says what it is
+  const imported = importedOnce(raw, head, pos, where);
+  if (imported?.kind === 'from') return `from:${imported.module}:${[imported.name, ...parts.slice(1)].join('.')}`;
+  if (imported?.kind === 'module') return `import:${imported.module}:${parts.slice(1).join('.')}`;
+  // a method called on the instance, or on an annotated parameter: what it returns
+  if (parts.length < 2 || rebinds(raw, head)) return '?';
+  if (head === self) return `selfcall:${parts.slice(1).join('.')}`;
+  const p = params.find((q) => q.name === head && q.annotation && (q.kind === 'normal' || q.kind === 'kwonly' || q.kind === 'posonly'));
+  return p ? `attrcall:${parts.slice(1).join('.')}:${p.annotation!.replace(/\s+/g, ' ')}` : '?';
 }
 
-let rebindsMemo: { raw: string; answers: Map<string, boolean> } = { raw: '', answers: new Map() };
+/**
+ * What a body's one import statement that binds `name` binds it to (`from m import name`,
+ * `from .m import x as name`, `import a.b as name`, `import name.c`), when that statement comes
+ * before offset `use` in the same function and the body binds the name no other way.
+ */
+function importedOnce(raw: string, name: string, use: number, where: { name: string; isPackage: boolean }): Extract<Binding, { kind: 'from' | 'module' }> | undefined {
+  if (!new RegExp(`\\bimport\\b[^\\n]*\\b${name}\\b|\\bimport\\s*\\(`).test(raw)) return undefined;
+  let found: { b: Extract<Binding, { kind: 'from' | 'module' }>; at: number; end: number } | undefined;
+  for (const m of raw.matchAll(/^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import\b/gm)) {
+    // the statement: its line, or to its closing parenthesis
+    const nl = raw.indexOf('\n', m.index!);
+    let end = nl < 0 ? raw.length : nl;
+    const open = raw.slice(m.index!, end).indexOf('(');
+    if (open >= 0) {
+      const close = matchParen(raw, m.index! + open);
+      if (close < 0) return undefined;
+      end = Math.max(end, close + 1);
+    }
+    const text = raw.slice(m.index!, end);
+    const imp = importFromText(text.trim());
+    if (!imp) {
+      if (new RegExp(`\\b${name}\\b`).test(text)) return undefined;
+      continue;
+    }
+    for (const [n, b] of textImportBindings(imp, 0, where, false, () => undefined)) {
+      if (n !== name) continue;
+      if (found || (b.kind !== 'from' && b.kind !== 'module')) return undefined;
+      found = { b, at: m.index!, end };
+    }
+  }
+  if (!found || found.at > use || enclosingDef(raw, found.at) !== enclosingDef(raw, use)) return undefined;
+  const others = namesBound(raw.slice(0, found.at) + raw.slice(found.end));
+  if (others.assigned.has(name) || others.otherwise.has(name)) return undefined;
+  return found.b;
+}
 
-function rebindsUncached(raw: string, name: string): boolean {
-  if (new RegExp(`\\b${name}\\s*:=|\\b(?:for|as|del|global|nonlocal)\\s+[^\\n:]*\\b${name}\\b`).test(raw)) return true;
-  const assign = new RegExp(`^[ \\t]*(?:[\\w.\\[\\]]+\\s*,\\s*)*\\(?${name}\\s*(?:,[^\\n=]*)?\\)?\\s*(?:=(?!=)|[-+*/%&|^@]=|//=|\\*\\*=|<<=|>>=)`, 'gm');
-  // a line `name=value,` inside brackets is a keyword argument, not a statement
-  for (const m of raw.matchAll(assign)) if (!/^[ \t]*\w+=(?!=)/.test(m[0]) || bracketDepth(raw, m.index!) === 0) return true;
-  return false;
+/**
+ * Where a body binds a local name, when it binds it exactly once, by a plain assignment statement
+ * (`y = ...`) of the same function as offset `use` (not of a function nested in it, nor the other
+ * way round): the offset just after the name; undefined for any other binding (none, several,
+ * augmented, unpacked, annotated, a loop or `with` target, a walrus, `del`, `global`).
+ */
+function soleBinding(raw: string, name: string, use: number): number | undefined {
+  if (!bodyNames(raw).assigned.has(name) || bodyNames(raw).otherwise.has(name) || new RegExp(`\\bimport\\s+[^\\n]*\\b${name}\\b|\\b(?:def|class)\\s+${name}\\b`).test(raw)) return undefined;
+  // the first statement `name = ...` of the body; with it set aside, nothing else may bind the name
+  const plain = new RegExp(`^[ \\t]*${name}[ \\t]*=(?!=)`, 'gm');
+  let found: { at: number; line: number; end: number } | undefined;
+  for (const m of raw.matchAll(plain)) {
+    if (lineDepth(raw, m.index!) !== 0) continue;
+    // the statement runs on while brackets are open at the start of the next line
+    let end = raw.indexOf('\n', m.index!);
+    while (end >= 0 && lineDepth(raw, end + 1) > 0) end = raw.indexOf('\n', end + 1);
+    found = { at: m.index! + m[0].indexOf(name) + name.length, line: m.index!, end: end < 0 ? raw.length : end };
+    break;
+  }
+  if (!found || found.at > use || enclosingDef(raw, found.at) !== enclosingDef(raw, use)) return undefined;
+  const others = namesBound(raw.slice(0, found.line) + raw.slice(found.end));
+  if (others.assigned.has(name) || others.otherwise.has(name)) return undefined;
+  return found.at;
+}
+
+/** The offset of the innermost `def` (nested in a body) whose block holds offset `at`, or -1 for the body's own. */
+function enclosingDef(raw: string, at: number): number {
+  const lineStart = raw.lastIndexOf('\n', at - 1) + 1;
+  let indent = /^[ \t]*/.exec(raw.slice(lineStart))![0].length;
+  let pos = lineStart;
+  while (pos > 0) {
+    const prev = raw.lastIndexOf('\n', pos - 2) + 1;
+    const line = raw.slice(prev, pos - 1);
+    pos = prev;
+    const ind = /^[ \t]*/.exec(line)![0].length;
+    // blank lines, comments and lines inside brackets do not close a block
+    if (ind === line.length || line[ind] === '#' || ind >= indent || lineDepth(raw, prev) !== 0) continue;
+    indent = ind;
+    if (/^(async[ \t]+)?def\b|^lambda\b/.test(line.slice(ind))) return prev;
+  }
+  return -1;
+}
+
+/** A body binds a name again: an assignment statement (plain, augmented, unpacking, annotated, chained), a walrus, a loop or `with` target, `del`, `global`. */
+function rebinds(raw: string, name: string): boolean {
+  const names = bodyNames(raw);
+  return names.assigned.has(name) || names.otherwise.has(name);
+}
+
+/** The names a body binds: by assignment statements, and in other ways (see `bindsOtherwise`). */
+interface BodyNames {
+  assigned: Set<string>;
+  otherwise: Set<string>;
+}
+
+// asked for many names of one body in a row (each attribute assignment of a method)
+let bodyNamesMemo: { raw: string; names?: BodyNames; depths?: Map<number, number> } = { raw: '' };
+
+function bodyNames(raw: string): BodyNames {
+  if (raw !== bodyNamesMemo.raw) bodyNamesMemo = { raw };
+  return (bodyNamesMemo.names ??= namesBound(raw));
+}
+
+const NAME_ONLY = /^[A-Za-z_]\w*$/;
+/** A target list (`a, (b, *c)`, `self.x, d[i]`): the names it binds itself. */
+function targetNames(list: string, to: Set<string>): void {
+  for (const item of list.split(',')) {
+    const t = item.replace(/^[\s(*]+|[\s)]+$/g, '');
+    if (NAME_ONLY.test(t)) to.add(t);
+  }
+}
+
+/** A target list: names, attributes, subscripts, starred names, in parentheses as a whole (not a call). */
+const TARGETS = String.raw`\(?[\w.\[\]*, \t]+?\)?`;
+const ASSIGN_STATEMENT = new RegExp(String.raw`^[ \t]*(${TARGETS})[ \t]*(?::[^=\n]*)?(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=|<<=|>>=)`, 'gm');
+const CHAINED = new RegExp(String.raw`^[ \t]*(${TARGETS})[ \t]*=(?!=)`);
+
+function namesBound(raw: string): BodyNames {
+  const assigned = new Set<string>();
+  for (const m of raw.matchAll(ASSIGN_STATEMENT)) {
+    // a line `name=value,` inside brackets is a keyword argument, not a statement
+    if (/^[ \t]*\w+=(?!=)/.test(m[0]) && lineDepth(raw, m.index!) !== 0) continue;
+    targetNames(m[1], assigned);
+    // `a = b = value`: each target
+    const nl = raw.indexOf('\n', m.index!);
+    let rest = raw.slice(m.index! + m[0].length, nl < 0 ? raw.length : nl);
+    for (let c = CHAINED.exec(rest); c; c = CHAINED.exec(rest)) {
+      targetNames(c[1], assigned);
+      rest = rest.slice(c[0].length);
+    }
+  }
+  return { assigned, otherwise: bindsOtherwise(raw) };
+}
+
+/**
+ * The names a body binds other than by an assignment statement: a walrus, a `for` or `with ... as`
+ * target (the name itself, not an attribute or item of it: `for r in self.x` binds r only), `del`,
+ * `global`, `nonlocal`.
+ */
+function bindsOtherwise(raw: string): Set<string> {
+  const out = new Set<string>();
+  const itself = /(?<![.\w])([A-Za-z_]\w*)\b(?!\s*[.\[(])/g;
+  const targets = (text: string): void => {
+    for (const m of text.matchAll(itself)) out.add(m[1]);
+  };
+  for (const m of raw.matchAll(/([A-Za-z_]\w*)\s*:=/g)) out.add(m[1]);
+  for (const m of raw.matchAll(/\b(?:global|nonlocal)\s+([^\n;]*)/g)) targetNames(m[1], out);
+  for (const m of raw.matchAll(/\bdel\s+([^\n;]*)/g)) targets(m[1]);
+  for (const m of raw.matchAll(/\bas\s+([(\[]?\s*(?:[A-Za-z_]\w*\s*,\s*)*[A-Za-z_]\w*[^\n:]?)/g)) targets(m[1]);
+  // the target of a loop (or comprehension) runs from `for` to its `in`
+  for (const m of raw.matchAll(/\bfor\s+((?:(?!\bin\b)[^\n:])*)\bin\b/g)) targets(m[1]);
+  return out;
+}
+
+/** How many brackets are open at the start of a line of a body, from one pass over the body. */
+function lineDepth(raw: string, at: number): number {
+  const lineStart = raw.lastIndexOf('\n', at - 1) + 1;
+  if (lineStart !== at) return bracketDepth(raw, at);
+  if (raw !== bodyNamesMemo.raw) bodyNamesMemo = { raw };
+  let depths = bodyNamesMemo.depths;
+  if (!depths) {
+    depths = new Map();
+    bodyNamesMemo.depths = depths;
+    let depth = 0;
+    depths.set(0, 0);
+    for (let i = 0; i < raw.length; i++) {
+      const c = raw[i];
+      if (c === '\n') depths.set(i + 1, depth);
+      else if (c === '(' || c === '[' || c === '{') depth++;
+      else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
+      else if (c === '"' || c === "'") {
+        const q = raw.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
+        let close = i + q.length;
+        for (; close < raw.length; close++) {
+          if (raw[close] === '\\') close++;
+          else if (raw.startsWith(q, close) || (q.length === 1 && raw[close] === '\n')) break;
+        }
+        // line starts inside the string have the depth from before it
+        for (let j = raw.indexOf('\n', i); j >= 0 && j < close; j = raw.indexOf('\n', j + 1)) depths.set(j + 1, depth);
+        i = close + q.length - 1;
+      } else if (c === '#') {
+        const nl = raw.indexOf('\n', i);
+        if (nl < 0) break;
+        i = nl - 1;
+      }
+    }
+  }
+  return depths.get(at) ?? bracketDepth(raw, at);
 }
 
 /** How many brackets are open at an offset of a body (strings and comments skipped). */
@@ -1271,7 +1467,7 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
         const assigns = new Map<string, string[]>();
         if (self && raw.includes(self)) {
           for (const m of raw.matchAll(selfAttrPattern(self))) attrs.add(m[1]);
-          attrAssignments(raw, self, paramsOf(def), assigns, attrs);
+          attrAssignments(raw, self, paramsOf(def), assigns, attrs, ctx.imports ?? { name: ctx.module, isPackage: ctx.isPackage });
         }
         const dynamic = self ? dynamicAttributes(raw, self) : undefined;
         if (dynamic === '*') attrs.add('*');

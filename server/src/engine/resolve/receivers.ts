@@ -406,7 +406,7 @@ export class Receivers {
     for (const c of classes) {
       for (const d of c.cls.attrAssigns.get(attr) ?? []) {
         if (d === 'none') continue;
-        if (d.startsWith('withcall:')) {
+        if (/^with(call|selfcall|attrcall):/.test(d)) {
           // the value of an annotated assignment: the annotation stands for it unless the class it builds is known
           const built = this.assignedValue(d.slice(4), c.cls, c.summary, inst);
           if (built.kind === 'instance' || isInstanceUnion(built)) results.push(built);
@@ -511,20 +511,41 @@ export class Receivers {
   /** One `self.x = ...` of a class's methods, as `ClassInfo.attrAssigns` describes it. */
   private assignedValue(d: string, cls: ClassInfo, summary: ModuleSummary, inst: Instance): Value {
     if (d.startsWith('ann:') || d.startsWith('decl:')) return this.annotatedIn(d.slice(d.indexOf(':') + 1), cls, summary, inst);
-    if (d.startsWith('self:') || d.startsWith('attr:')) {
-      // an attribute chain read off the instance itself, or off an annotated parameter
-      const rest = d.slice(5);
-      const cut = d.startsWith('attr:') ? rest.indexOf(':') : rest.length;
+    const chain = /^(self|attr|selfcall|attrcall):/.exec(d);
+    if (chain) {
+      // an attribute chain read off the instance itself, or off an annotated parameter; with
+      // `call`, the last name is a method called there, and the value is what it returns
+      const from = chain[1];
+      const rest = d.slice(from.length + 1);
+      const cut = from.startsWith('attr') ? rest.indexOf(':') : rest.length;
       const path = rest.slice(0, cut).split('.');
-      let v: Value = d.startsWith('self:') ? inst : this.annotatedIn(rest.slice(cut + 1), cls, summary, inst);
-      for (const a of path) {
+      const called = from.endsWith('call') ? path.pop()! : undefined;
+      let v: Value = from.startsWith('self') ? inst : this.annotatedIn(rest.slice(cut + 1), cls, summary, inst);
+      for (const a of called === undefined ? path : [...path, called]) {
         if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`${cls.name} assigns the attribute from a ${v.kind} value`);
         const key = `${v.cls.module}:${v.cls.qualname}:${v.cls.line}:${a}`;
         // `self.x = self.x.parent`: a value that depends on itself is not followed
         if (this.reading.has(key)) return unknown(`${cls.name} assigns the attribute from itself`);
         this.reading.add(key);
         try {
-          v = this.member(v, a);
+          if (a !== called) {
+            v = this.member(v, a);
+            continue;
+          }
+          const method = this.member(v, a);
+          if (method.kind !== 'function' && !(method.kind === 'anyOf' && method.values.every((x) => x.kind === 'function'))) {
+            return method.kind === 'unknown' ? method : unknown(`${cls.name} assigns the attribute what ${a}() returns, which is not a method the engine sees`);
+          }
+          // where the receiver may be a subclass, an override may return another class
+          const returned = (f: Value): string | undefined => {
+            const r = this.callResult(f);
+            return r.kind === 'instance' ? `${r.cls.module}:${r.cls.qualname}:${r.cls.line}` : undefined;
+          };
+          const expected = returned(method);
+          if (expected === undefined) return unknown(`${cls.name} assigns the attribute what ${a}() returns, whose class is not known`);
+          const why = v.declared ? this.dispatch(v.cls, v.summary, a, expected, returned, [], !this.program.isUserModule(v.summary.name) && v.summary.name !== USER_FILE_MODULE) : undefined;
+          if (why) return unknown(why.replace(/binds the call differently$/, `returns another class`));
+          v = this.callResult(method);
         } finally {
           this.reading.delete(key);
         }
@@ -538,6 +559,15 @@ export class Receivers {
       const owner = this.program.evalExpr(dottedExpr(path.slice(0, at))!, summary);
       const m = owner.kind === 'class' ? this.enumMember(owner.cls, owner.summary, path.slice(at + 1)) : undefined;
       return m ?? unknown(`${cls.name} assigns the attribute a value the engine does not follow`);
+    }
+    const imported = /^(from|import):([^:]*):(.*)$/.exec(d);
+    if (imported) {
+      // a call of a name the method imports
+      const [, how, module, path] = imported;
+      const parts = path === '' ? [] : path.split('.');
+      let v = this.program.valueOfBinding(how === 'from' ? { kind: 'from', module, name: parts.shift()!, conditional: false, line: 0 } : { kind: 'module', module, conditional: false, line: 0 }, summary, 0);
+      for (const a of parts) v = this.program.attribute(v, a);
+      return this.callResult(v);
     }
     if (d.startsWith('call:')) {
       const e = dottedExpr(d.slice(5));
