@@ -380,3 +380,6 @@ export function paramsFromText(src: string): Param[] | undefined {
   }
   return params;
 }
+
+/** Named nodes that never have named children (so hold no call, statement or scope): walkers need not look inside. */
+export const LEAF_TYPES = new Set(['identifier', 'integer', 'float', 'true', 'false', 'none', 'comment', 'string_start', 'string_content', 'string_end', 'escape_sequence', 'escape_interpolation', 'ellipsis', 'type_conversion', 'line_continuation', 'keyword_separator', 'positional_separator']);

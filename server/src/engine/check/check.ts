@@ -11,7 +11,7 @@ import { parseRecovering } from './recover';
 import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
-import { stringValue } from '../syntax';
+import { LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
 import { fixMoveImport } from './fixes';
@@ -652,6 +652,7 @@ class FileCheck {
   private tooDeep = false;
 
   private visit(node: Node, scope: Scope, depth = 0): void {
+    if (LEAF_TYPES.has(node.type)) return;
     this.tick();
     // Python itself refuses such depths; deeper parts of a tree are not looked at
     if (depth > MAX_VISIT_DEPTH) {
@@ -659,7 +660,8 @@ class FileCheck {
       return;
     }
     const wasInError = this.inError;
-    if (node.isError || node.isMissing) this.inError = true;
+    // a MISSING node is a token: a leaf, not walked into
+    if (node.type === 'ERROR') this.inError = true;
     try {
       this.visitNode(node, scope, depth);
     } finally {
@@ -758,7 +760,7 @@ class FileCheck {
     const current = this.imports ?? { name: this.moduleName, isPackage: !!this.opts.isPackage };
     const walk = (n: Node): void => {
       for (const c of n.namedChildren) {
-        if (!c) continue;
+        if (!c || LEAF_TYPES.has(c.type)) continue;
         switch (c.type) {
           case 'function_definition':
           case 'class_definition': {

@@ -5,7 +5,7 @@
  */
 import { parsePython, type Node } from '../parser';
 import { importFromText, skeletonize, type TextImport } from './skeleton';
-import { dotted, type Expr, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
+import { dotted, type Expr, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
 
 export interface FunctionInfo {
   name: string;
@@ -401,7 +401,7 @@ function returnSites(body: Node, first: string): ReturnSite[] | undefined {
       out.push({ value: n.namedChildren[0] ?? null, assume });
       return;
     }
-    if (NESTED_SCOPES.has(n.type)) return;
+    if (NESTED_SCOPES.has(n.type) || LEAF_TYPES.has(n.type)) return;
     if (n.type === 'if_statement') {
       const t = noneTest(n.childForFieldName('condition'), first);
       const inside: Assumption = t === undefined ? assume : t;
