@@ -134,4 +134,66 @@ describe('methods the target removed', () => {
     const e2 = await Engine.open({ targets: [withGetattr], baseline: [v1] });
     assert.deepEqual(lines(e2.check(USER, 'user.py')), []);
   });
+
+  it('attributes read (not called) are reported the same way, and never where they are written', async () => {
+    const lib = (fields: string[]): Record<string, string> => ({
+      ...COMMON,
+      'lib/config.py': [
+        'from dataclasses import dataclass',
+        '',
+        '@dataclass',
+        'class Config:',
+        ...fields.map((f) => `    ${f}: int = 0`),
+        '',
+        'class Runner:',
+        '    def __init__(self, config: Config):',
+        '        self.config = config',
+        ...(fields.includes('delta') ? ['        self.width = 1'] : []),
+        '',
+        'class Sub(Runner):',
+        '    pass',
+        '',
+        'def load(r: Runner):',
+        '    r.loaded = True',
+        '',
+      ].join('\n'),
+    });
+    const old = tempTree(lib(['size', 'delta']));
+    const now = tempTree(lib(['size']));
+    const user = [
+      'from lib.config import Config, Runner', // 1
+      '', // 2
+      'class MyRunner(Runner):', // 3
+      '    def step(self):', // 4
+      '        w = self.width', // 5: removed from Runner.__init__
+      '        return self.config.delta', // 6: removed field (declared: the annotation of config)
+      '', // 7
+      'def run(c: Config):', // 8
+      '    c.size', // 9: still there
+      '    if hasattr(c, "delta"):', // 10
+      '        print(c.delta)', // 11: guarded
+      '    for c.delta in range(3):', // 12: written
+      '        pass', // 13
+      '    [0 for c.delta in range(3)]', // 14: written
+      '    with open("f") as (a, c.delta):', // 15: written
+      '        pass', // 16
+      '    r = Runner(c)', // 17
+      '    return r.width, r.loaded', // 18: removed; `loaded` is set by the library from outside
+      '',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [now], baseline: [old] });
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['18:unknown-attribute', '5:unknown-attribute', '6:unknown-attribute']);
+    assert.match(r.findings.find((f) => f.range.start.line === 5)!.message, /'Config' object has no attribute 'delta'.*baseline's Config has it/);
+    // a read is no call: nothing is added to the calls checked
+    assert.equal(r.calls.filter((c) => [4, 5, 17].includes(c.range.start.line)).length, 0);
+    // a file that sets it on the object from outside gives it back (a compatibility patch)
+    assert.deepEqual(lines(engine.check(user + '\nConfig.delta = 0\n', 'user.py')), ['18:unknown-attribute', '5:unknown-attribute']);
+    // a subclass of the target that sets it may be what an annotated value holds
+    const withSub = tempTree({ ...lib(['size']), 'lib/more.py': 'from lib.config import Config\n\nclass Wide(Config):\n    def __post_init__(self):\n        self.delta = 1\n' });
+    const e2 = await Engine.open({ targets: [withSub], baseline: [old] });
+    assert.deepEqual(lines(e2.check(user, 'user.py')), ['18:unknown-attribute', '5:unknown-attribute']);
+    // no baseline, no evidence
+    assert.deepEqual(lines((await Engine.open({ targets: [now] })).check(user, 'user.py')), []);
+  });
 });

@@ -100,6 +100,7 @@ export class Engine {
           const e = mro?.find((x) => x.kind === 'class' && (x.cls.members.has(attr) || x.cls.attrAssigns.has(attr) || x.cls.fields.some((f) => f.name === attr)));
           return e?.kind === 'class' ? e.cls.name : undefined;
         },
+        targetPatches: (attr) => this.targetPatched().has(attr),
       };
     }
   }
@@ -269,6 +270,25 @@ export class Engine {
   private projectClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
   /** Per project file: its classes, and a key of what dispatch reads of them. */
   private readonly projectFiles = new Map<string, { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; shape: string; patched: string[] }>();
+  private targetPatchedNames?: { epoch: number; names: Set<string> };
+
+  /**
+   * Attribute names the target's own modules set on objects from outside their class (see
+   * `patchedNames`), read once, when a removed attribute is first about to be reported.
+   */
+  private targetPatched(): Set<string> {
+    const epoch = this.program.contentEpoch();
+    if (this.targetPatchedNames?.epoch === epoch) return this.targetPatchedNames.names;
+    const out = new Set<string>();
+    for (const name of this.program.allModules()) {
+      const file = this.program.findModule(name);
+      const text = file?.rel ? file.root.readText(file.rel) : undefined;
+      if (text) for (const n of patchedNames(text)) out.add(n);
+    }
+    this.targetPatchedNames = { epoch, names: out };
+    return out;
+  }
+
   /** Attribute names the project's files set on objects from outside (see `patchedNames`). */
   private projectPatched = new Set<string>();
   /** Grows when the project's classes change in a way dispatch can see. */

@@ -63,6 +63,8 @@ export interface CrossVersion {
   movedName(module: string, name: string): string | undefined;
   /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr`, by name. */
   baselineClassHas?(module: string, qualname: string, attr: string): string | undefined;
+  /** The target's own code sets an attribute of this name on objects from outside their class (see `patchedNames`). */
+  targetPatches?(attr: string): boolean;
 }
 
 /** A method of a user class that overrides a target class's method. */
@@ -102,6 +104,22 @@ export function patchedNames(text: string): string[] {
   for (const m of text.matchAll(/(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) if (!/^(self|cls)$/.test(m[1])) out.add(m[2]);
   for (const m of text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)) out.add(m[1]);
   return [...out].sort();
+}
+
+/** Node types that hold targets of an assignment, a loop or `with ... as` inside them. */
+const TARGET_HOLDERS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'list_splat_pattern', 'as_pattern_target', 'expression_list']);
+
+/** An attribute written, not read: a target of an assignment, a `for` loop or comprehension, or `with ... as`. */
+function isStoreTarget(node: Node): boolean {
+  let n = node;
+  while (n.parent && TARGET_HOLDERS.has(n.parent.type)) {
+    if (n.parent.type === 'as_pattern_target') return true;
+    n = n.parent;
+  }
+  const p = n.parent;
+  if (!p) return false;
+  if (p.type === 'assignment' || p.type === 'augmented_assignment' || p.type === 'for_statement' || p.type === 'for_in_clause') return p.childForFieldName('left')?.id === n.id;
+  return p.type === 'delete_statement';
 }
 
 export class CancelledError extends Error {
@@ -1313,6 +1331,10 @@ class FileCheck {
     if (!obj || !attr || (obj.type !== 'identifier' && obj.type !== 'attribute')) return;
     if (this.inError || node.hasError) return;
     const base = this.valueOfExpr(obj, scope);
+    if (base?.kind === 'instance') {
+      this.removedAttributeRead(node, attr, base);
+      return;
+    }
     if (!base || base.kind !== 'module' || this.program.isUserModule(base.name.split('.')[0])) return;
     const v = this.program.resolveMember(base.name, attr.text);
     if (v.kind !== 'missing') {
@@ -1418,7 +1440,27 @@ class FileCheck {
    * project sets such an attribute from outside (a compatibility patch), and, when r may be a
    * subclass, only if no known subclass defines it. Returns whether it was reported.
    */
-  private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string): boolean {
+  /**
+   * `r.x` read (not called: `r.x(...)` is a call, see `removedMember`) on an instance whose class
+   * the target no longer gives `x` while the baseline's did: an AttributeError, reported as a
+   * removed method is, under the same conditions.
+   */
+  private removedAttributeRead(node: Node, attrNode: Node, inst: Instance): void {
+    const parent = node.parent;
+    if (parent?.type === 'call' && parent.childForFieldName('function')?.id === node.id) return;
+    if (isStoreTarget(node)) return;
+    if (!this.opts.crossVersion?.baselineClassHas || this.opts.moduleName) return;
+    const attr = attrNode.text;
+    const v = this.checker.receivers.member(inst, attr);
+    if (v.kind !== 'unknown' || !v.absent) return;
+    // the library may set it from outside (`layer.weight_loader = ...` in a loader)
+    if (this.opts.crossVersion.targetPatches?.(attr) !== false) return;
+    // a subclass the value may be may set it on its instances
+    if (inst.declared && this.checker.receivers.subclassMayHave(inst.cls, inst.summary, attr, !this.isUser(inst.summary))) return;
+    this.removedMember(node, attrNode, inst, attr, false);
+  }
+
+  private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string, called = true): boolean {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineClassHas || this.opts.moduleName) return false;
     if (otherVersionCode(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR)) return false;
@@ -1438,8 +1480,10 @@ class FileCheck {
     if (inst.declared && this.checker.receivers.dispatch(inst.cls, inst.summary, attr, '', () => undefined, this.fileClasses(), !this.isUser(inst.summary), !inst.self)) return false;
     // a class of the user's that sets it on its instances (`self.m = ...`) may be the one at run time
     if (inst.declared && this.fileClasses().some((c) => c.cls.attrAssigns.has(attr))) return false;
-    this.callsChecked++;
-    this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: `${had.cls.qualname}.${attr}`, signatures: [], definition: null });
+    if (called) {
+      this.callsChecked++;
+      this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: `${had.cls.qualname}.${attr}`, signatures: [], definition: null });
+    }
     this.findings.push({
       file: this.opts.file,
       range: rangeOf(nameNode),

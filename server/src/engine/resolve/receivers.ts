@@ -626,6 +626,18 @@ export class Receivers {
     return undefined;
   }
   /**
+   * Whether a known subclass of `cls` (the target's, from its full index, when `inTarget`) may
+   * give its instances attribute `attr` (defines, assigns or declares it, serves any name, or
+   * writes computed names); true too when the subclasses cannot be known.
+   */
+  subclassMayHave(cls: ClassInfo, summary: ModuleSummary, attr: string, inTarget: boolean): boolean {
+    if (!inTarget) return false;
+    const subs = this.targetSubclasses(cls, 'its subclasses are unknown', (r) => r.qualname !== cls.qualname);
+    if (typeof subs === 'string') return true;
+    return subs.some(({ cls: c }) => c.members.has(attr) || c.attrAssigns.has(attr) || c.fields.some((f) => f.name === attr) || c.instanceAttrs.has('*') || c.members.has('__getattr__') || c.members.has('__getattribute__'));
+  }
+
+  /**
    * `super().method(...)` in a method of `cls`: super() follows the MRO of the instance's class,
    * so in a subclass that mixes in other bases the class after `cls` may be another one. The call
    * is checked only when, in every known subclass (the target's, from its full index, and the
