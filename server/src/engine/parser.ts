@@ -219,11 +219,18 @@ function pointAt(text: string, index: number): { row: number; column: number } {
 
 /** The first index where `a` and `b` differ, and where each ends once the end they share is left out. */
 export function differing(a: string, b: string): { start: number; endA: number; endB: number } {
+  // equal blocks are passed over by the native comparison first, then characters one by one
+  const BLOCK = 256;
   let start = 0;
   const max = Math.min(a.length, b.length);
+  while (start + BLOCK <= max && a.slice(start, start + BLOCK) === b.slice(start, start + BLOCK)) start += BLOCK;
   while (start < max && a.charCodeAt(start) === b.charCodeAt(start)) start++;
   let endA = a.length;
   let endB = b.length;
+  while (endA - BLOCK >= start && endB - BLOCK >= start && a.slice(endA - BLOCK, endA) === b.slice(endB - BLOCK, endB)) {
+    endA -= BLOCK;
+    endB -= BLOCK;
+  }
   while (endA > start && endB > start && a.charCodeAt(endA - 1) === b.charCodeAt(endB - 1)) {
     endA--;
     endB--;

@@ -344,6 +344,11 @@ function rowStartsOf(shared: SharedTree): number[] {
   if (shared.rowStarts) return shared.rowStarts;
   const t = shared.text;
   const out = [0];
+  if (!t.includes('\r')) {
+    // the common case, found by the native search
+    for (let i = t.indexOf('\n'); i >= 0; i = t.indexOf('\n', i + 1)) out.push(i + 1);
+    return (shared.rowStarts = out);
+  }
   for (let i = 0; i < t.length; i++) {
     const c = t.charCodeAt(i);
     if (c === 13) {
