@@ -69,6 +69,24 @@ describe('recall of general patterns', () => {
     for (const line of [19, 20, 21, 23]) assert.ok(callAt(r, line).unknownReason, `line ${line} is unknown`);
   });
 
+  it('sees through a class method of a registry that hands the class back, called or not, and not through one that hands back the registry', async () => {
+    const r = await result();
+    // @Registry.register_oot(name=...) and @Registry.register_oot: the class, its `registered_as` set
+    assert.deepEqual(on(r, [32, 33]), ['32:missing-argument:size', '33:missing-argument:size']);
+    // @Registry.adopt returns `cls`, the registry: AdoptedOp is the registry class at run time
+    assert.deepEqual(on(r, [34]), []);
+    assert.match(callAt(r, 34).unknownReason ?? '', /adopt may replace the constructor/);
+    await initParser();
+    const marks = summaryOf('recall/marks.py', 'recall.marks');
+    const registry = marks.bindings.get('Registry')?.[0];
+    assert.ok(registry?.kind === 'class');
+    const oot = registry.cls.members.get('register_oot')?.[0];
+    assert.ok(oot?.kind === 'def');
+    assert.equal(oot.fn.returnsFirstArg, true);
+    assert.deepEqual(oot.fn.patchedAttrs, ['registered_as']);
+    assert.equal(oot.fn.innerIfFirstNone, true);
+  });
+
   it('records the decorator facts the same way whether the body was skeletonised or parsed whole', async () => {
     await initParser();
     const text = fs.readFileSync(path.join(V2, 'recall/marks.py'), 'utf8');

@@ -292,11 +292,12 @@ function rowsText(text: string, rowStart: number[], first: number, last: number)
  * level (what the summary reads); `returned` is undefined when the layout is not plain, and the
  * decision is then left to looser patterns over every line of the body (`heads`).
  */
-function bodyMatters(name: string, header: () => string, heads: () => string[], topHeads: () => string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined, validator: boolean): boolean {
+function bodyMatters(name: string, header: () => string, heads: () => string[], topHeads: () => string[], bodyHasWarn: boolean, lastReturns: boolean, returned: string | undefined, validator: boolean, classMethod: boolean): boolean {
   if (name === '__getattr__' || bodyHasWarn || validator) return true;
   if (!lastReturns) return false;
   const h0 = header();
-  const first = /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/.exec(h0)?.[1];
+  // the parameter a call's first argument goes to: after `cls` in a classmethod
+  const first = (classMethod ? /\(\s*[A-Za-z_]\w*\s*(?::[^,()]*)?,\s*\*{0,2}\s*([A-Za-z_]\w*)/ : /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/).exec(h0)?.[1];
   const defined = (n: string): boolean => topHeads().some((h) => DEF_NAME.exec(h)?.[2] === n);
   if (returned !== undefined && !NON_ASCII.test(h0)) {
     if (returned === first) return true;
@@ -474,8 +475,11 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
     let returned: string | undefined;
     if (top >= 0) {
       const lastText = rowsText(text, rowStart, start[top], end[top]);
-      lastReturns = /\breturn\b/.test(lastText);
-      if (lastReturns && start[top] === end[top] && !lastText.includes(';') && !NON_ASCII.test(lastText)) returned = RETURN_NAME.exec(headText(top))?.[1] ?? '';
+      // an `if` chain whose `else` ends the body may return in every branch (`if x is None: return
+      // inner` / `else: return inner(x)`), and a body may end by raising: its returns are read in the tree
+      const chain = /^\s*(else\s*:|raise\b)/.test(lastText);
+      lastReturns = chain || /\breturn\b/.test(lastText);
+      if (!chain && lastReturns && start[top] === end[top] && !lastText.includes(';') && !NON_ASCII.test(lastText)) returned = RETURN_NAME.exec(headText(top))?.[1] ?? '';
     }
     const topHeads = (): string[] => {
       const out: string[] = [];
@@ -484,8 +488,13 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
     };
     const header = (): string => rowsText(text, rowStart, start[k], end[k]);
     let validator = false;
-    for (let q = k - 1; q >= 0 && indent[q] === indent[k] && text.charCodeAt(head[q]) === 64 && !validator; q--) validator = VALIDATOR_DECORATOR.test(text.slice(head[q], rowEnd(end[q])));
-    if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned, validator)) {
+    let classMethod = false;
+    for (let q = k - 1; q >= 0 && indent[q] === indent[k] && text.charCodeAt(head[q]) === 64 && !validator; q--) {
+      const deco = text.slice(head[q], rowEnd(end[q]));
+      validator = VALIDATOR_DECORATOR.test(deco);
+      classMethod ||= /^@\s*([\w.]+\.)?classmethod\b/.test(deco);
+    }
+    if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned, validator, classMethod)) {
       keepWhole();
       k = j - 1; // functions nested in a body the summary reads stay whole
       continue;

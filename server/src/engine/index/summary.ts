@@ -423,9 +423,16 @@ function returnSites(body: Node, first: string): ReturnSite[] | undefined {
 }
 
 /** The name a returned expression evaluates to when `first is None` is `assume`: a bare name, or a branch of `a if first is None else b`. */
-function returnedName(value: Node | null, first: string, assume: Assumption): string | undefined {
+function returnedName(value: Node | null, first: string, assume: Assumption, identities?: Set<string>): string | undefined {
   if (!value) return undefined;
   if (value.type === 'identifier') return value.text;
+  // `inner(first)` where the nested function `inner` hands back its argument
+  if (value.type === 'call' && identities?.size) {
+    const fn = value.childForFieldName('function');
+    const args = value.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    if (fn?.type === 'identifier' && identities.has(fn.text) && args?.length === 1 && args[0].type === 'identifier' && args[0].text === first) return first;
+    return undefined;
+  }
   if (value.type !== 'conditional_expression') return undefined;
   const [a, cond, b] = value.namedChildren;
   if (!a || !cond || !b) return undefined;
@@ -438,14 +445,32 @@ function returnedName(value: Node | null, first: string, assume: Assumption): st
   return pick(t === assume ? a : b);
 }
 
-/** The one name every return reachable under `assume` gives, provided the body ends with a return. */
-function soleReturned(body: Node, sites: ReturnSite[], first: string, assume: Assumption): string | undefined {
-  const stmts = statements(body);
-  if (stmts[stmts.length - 1]?.type !== 'return_statement') return undefined;
+/**
+ * A block cannot run off its end: its last statement returns or raises, or is an `if` with an
+ * `else` whose every branch cannot either.
+ */
+function endsWithExit(stmts: Node[]): boolean {
+  const last = stmts[stmts.length - 1];
+  if (!last) return false;
+  if (last.type === 'return_statement' || last.type === 'raise_statement') return true;
+  if (last.type !== 'if_statement') return false;
+  const blocks = [last.childForFieldName('consequence')];
+  let hasElse = false;
+  for (const alt of last.childrenForFieldName('alternative')) {
+    if (!alt) continue;
+    if (alt.type === 'else_clause') hasElse = true;
+    blocks.push(alt.childForFieldName(alt.type === 'else_clause' ? 'body' : 'consequence'));
+  }
+  return hasElse && blocks.every((b) => !!b && endsWithExit(statements(b)));
+}
+
+/** The one name every return reachable under `assume` gives, provided the body cannot run off its end. */
+function soleReturned(body: Node, sites: ReturnSite[], first: string, assume: Assumption, identities?: Set<string>): string | undefined {
+  if (!endsWithExit(statements(body))) return undefined;
   let name: string | undefined;
   for (const s of sites) {
     if (assume !== undefined && s.assume !== undefined && s.assume !== assume) continue;
-    const n = returnedName(s.value, first, assume ?? s.assume);
+    const n = returnedName(s.value, first, assume ?? s.assume, identities);
     if (n === undefined || (name !== undefined && n !== name)) return undefined;
     name = n;
   }
@@ -596,6 +621,11 @@ function deprecationOf(stmts: Node[]): string | undefined {
   return (first && stringValue(first)) ?? 'deprecated';
 }
 
+/** Which parameter takes a call's first argument: the second in a classmethod (after `cls`), else the first. */
+export function firstArgument(decorators: Expr[]): number {
+  return decorators.some((d) => dotted(d.kind === 'call' ? d.callee : d)?.split('.').pop() === 'classmethod') ? 1 : 0;
+}
+
 export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boolean): FunctionInfo {
   const name = def.childForFieldName('name')?.text ?? '?';
   const params = paramsOf(def);
@@ -623,15 +653,32 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   if (!body) return info;
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);
-  const p0 = params[0];
+  // the first argument a call passes: after `cls` in a classmethod (`@Registry.register` hands the class there)
+  const p0 = params[firstArgument(decorators)];
   const first = p0 && (p0.kind === 'normal' || p0.kind === 'posonly') ? p0.name : undefined;
   if (passesInput(def, body, params, decorators)) info.passesInput = true;
   const sites = def.children[0]?.type === 'async' ? undefined : returnSites(body, first ?? '');
   if (!sites) return info;
-  if (first && soleReturned(body, sites, first, false) === first && !patchesOrRebinds(body, first)) {
+  // nested functions that hand back their argument, called on the first one (`return deco(obj)`)
+  const identities = new Map<string, FunctionInfo>();
+  if (first) {
+    const raw = bodyText(def);
+    for (const s of stmts) {
+      const d = definitionOf(s);
+      const nm = d?.type === 'function_definition' ? d.childForFieldName('name')?.text : undefined;
+      if (!d || !nm || !new RegExp(`\\breturn\\s+${nm}\\s*\\(\\s*${first}\\s*\\)`).test(raw) || rebinds(raw, nm)) continue;
+      const decos = decoratorsOf(s);
+      const fi = decos.length === 0 ? functionInfo(d, decos, true) : undefined;
+      if (fi?.returnsFirstArg) identities.set(nm, fi);
+    }
+  }
+  const identityNames = new Set(identities.keys());
+  if (first && soleReturned(body, sites, first, false, identityNames) === first && !patchesOrRebinds(body, first)) {
     info.returnsFirstArg = true;
-    const patched = attributesWritten(body, first);
-    if (patched.length) info.patchedAttrs = patched;
+    const patched = new Set(attributesWritten(body, first));
+    // what the nested function it calls writes on the object
+    for (const fi of identities.values()) for (const a of fi.patchedAttrs ?? []) patched.add(a);
+    if (patched.size) info.patchedAttrs = [...patched].sort();
   }
   let innerName = soleReturned(body, sites, first ?? '', undefined);
   let whenNone = false;

@@ -7,6 +7,7 @@ import type { Program, Value } from './program';
 import { known } from './program';
 import { ALLOWED_AFTER_OWNER, ENUM_BASES, isBuiltinException, SIMPLE_EXCEPTIONS, TRANSPARENT_CLASS_DECORATORS, TRANSPARENT_FUNCTION_DECORATORS } from './specials';
 import type { ClassInfo, FieldInfo, FunctionInfo, ModuleSummary } from '../index/summary';
+import { firstArgument } from '../index/summary';
 import { type ArgExpr, dotted, type Expr, formatParams, type Param } from '../syntax';
 import type { SourceLocation } from '../types';
 
@@ -739,12 +740,12 @@ function appliedDecorator(d: Expr, fn: FunctionInfo): FunctionInfo | undefined {
     applied = fn.returnedInner;
     if (fn.innerIfFirstNone) {
       // `deco(obj=None, *, key=...)` returns the inner function only when called without `obj`
-      const first = fn.params[0];
+      const first = fn.params[firstArgument(fn.decorators)];
       if (d.args.some((a) => !a.name || a.star || a.name === first?.name)) return undefined;
     }
   }
   if (!applied) return undefined;
-  const rest = applied.params.slice(1);
+  const rest = applied.params.slice(firstArgument(applied.decorators) + 1);
   if (!rest.every((p) => p.hasDefault || p.kind === 'varargs' || p.kind === 'varkw')) return undefined;
   return applied;
 }
