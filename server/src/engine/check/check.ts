@@ -1438,14 +1438,6 @@ class FileCheck {
   }
 
   /**
-   * `r.m(...)` where every class of r's MRO is seen in the target and none defines, assigns or
-   * serves `m`, while the baseline's class had it: the method was removed, and the call raises
-   * AttributeError. Reported only with a baseline (the evidence that the code relied on it), never
-   * under a version test or an AttributeError / hasattr guard, never when this file or the
-   * project sets such an attribute from outside (a compatibility patch), and, when r may be a
-   * subclass, only if no known subclass defines it. Returns whether it was reported.
-   */
-  /**
    * `r.x` read (not called: `r.x(...)` is a call, see `removedMember`) on an instance whose class
    * the target no longer gives `x` while the baseline's did: an AttributeError, reported as a
    * removed method is, under the same conditions.
@@ -1465,6 +1457,15 @@ class FileCheck {
     this.removedMember(node, attrNode, inst, attr, false);
   }
 
+  /**
+   * `r.m(...)` where every class of r's MRO is seen in the target and none defines, assigns or
+   * serves `m`, while the baseline's class had it: the method was removed, and the call raises
+   * AttributeError. Reported only with a baseline (the evidence that the code relied on it), never
+   * under a version test or an AttributeError / hasattr guard, never when this file or the
+   * project sets such an attribute from outside (a compatibility patch), and, when r may be a
+   * subclass, only if no known subclass defines it. Returns whether it was reported. A read that
+   * is no call (`called` false) adds nothing to the calls.
+   */
   private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string, called = true): boolean {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineClassHas || this.opts.moduleName) return false;

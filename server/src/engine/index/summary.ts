@@ -1241,7 +1241,7 @@ function enclosingDef(raw: string, at: number): number {
     // blank lines, comments and lines inside brackets do not close a block
     if (ind === line.length || line[ind] === '#' || ind >= indent || lineDepth(raw, prev) !== 0) continue;
     indent = ind;
-    if (/^(async[ \t]+)?def\b|^lambda\b/.test(line.slice(ind))) return prev;
+    if (/^(async[ \t]+)?def\b/.test(line.slice(ind))) return prev;
   }
   return -1;
 }
