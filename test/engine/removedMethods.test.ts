@@ -195,5 +195,20 @@ describe('methods the target removed', () => {
     assert.deepEqual(lines(e2.check(user, 'user.py')), ['18:unknown-attribute', '5:unknown-attribute']);
     // no baseline, no evidence
     assert.deepEqual(lines((await Engine.open({ targets: [now] })).check(user, 'user.py')), []);
+    // code that tests for it first, in any form, knows it may be missing
+    const tested = [
+      'from lib.config import Runner', // 1
+      '', // 2
+      'def g(r: Runner):', // 3
+      '    ok = hasattr(r, "width") and r.width', // 4
+      '    if not hasattr(r, "width"):', // 5
+      '        return ok', // 6
+      '    return r.width', // 7
+      '', // 8
+      'def h(r: Runner):', // 9
+      '    return r.width', // 10: not tested here
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(tested, 'tested.py')), ['10:unknown-attribute']);
   });
 });

@@ -186,6 +186,18 @@ function guardedBy(n: Node, re: RegExp): boolean {
   return false;
 }
 
+/**
+ * The function that holds `n` (or the module) tests for attribute `attr` before `n`, or on its
+ * line: `hasattr(x, "attr")` or `getattr(x, "attr", ...)`, in any form (`hasattr(x, "a") and
+ * x.a`, `if not hasattr(x, "a"): return` above): code that knows the attribute may be missing.
+ */
+function attributeTestedBefore(n: Node, attr: string): boolean {
+  let scope: Node = n;
+  while (scope.parent && scope.type !== 'function_definition') scope = scope.parent;
+  const lines = scope.text.split('\n').slice(0, n.startPosition.row - scope.startPosition.row + 1).join('\n');
+  return new RegExp(`\\b(?:hasattr|getattr)\\s*\\([^()]*,\\s*(['"])${attr}\\1`).test(lines);
+}
+
 const HANDLES_TYPE_ERROR = /^TypeError$/;
 
 /** Names that speak of a version: `__version__`, `version_info`, `vllm_version_is`, `Version(...)`. */
@@ -1469,7 +1481,7 @@ class FileCheck {
   private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string, called = true): boolean {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineClassHas || this.opts.moduleName) return false;
-    if (otherVersionCode(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR)) return false;
+    if (otherVersionCode(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR) || attributeTestedBefore(call, attr)) return false;
     if (this.patched().includes(attr) || this.opts.projectPatched?.has(attr)) return false;
     const mro = this.checker.callables.mro(inst.cls, inst.summary);
     if (!mro) return false;
