@@ -1319,46 +1319,26 @@ function bindsOtherwise(raw: string): Set<string> {
 
 /** How many brackets are open at the start of a line of a body, from one pass over the body. */
 function lineDepth(raw: string, at: number): number {
-  const lineStart = raw.lastIndexOf('\n', at - 1) + 1;
-  if (lineStart !== at) return bracketDepth(raw, at);
+  if (raw.lastIndexOf('\n', at - 1) + 1 !== at) return bracketDepth(raw, at);
   if (raw !== bodyNamesMemo.raw) bodyNamesMemo = { raw };
-  let depths = bodyNamesMemo.depths;
-  if (!depths) {
-    depths = new Map();
+  if (!bodyNamesMemo.depths) {
+    const depths = new Map<number, number>([[0, 0]]);
+    bracketDepth(raw, raw.length, (lineStart, depth) => depths.set(lineStart, depth));
     bodyNamesMemo.depths = depths;
-    let depth = 0;
-    depths.set(0, 0);
-    for (let i = 0; i < raw.length; i++) {
-      const c = raw[i];
-      if (c === '\n') depths.set(i + 1, depth);
-      else if (c === '(' || c === '[' || c === '{') depth++;
-      else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
-      else if (c === '"' || c === "'") {
-        const q = raw.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
-        let close = i + q.length;
-        for (; close < raw.length; close++) {
-          if (raw[close] === '\\') close++;
-          else if (raw.startsWith(q, close) || (q.length === 1 && raw[close] === '\n')) break;
-        }
-        // line starts inside the string have the depth from before it
-        for (let j = raw.indexOf('\n', i); j >= 0 && j < close; j = raw.indexOf('\n', j + 1)) depths.set(j + 1, depth);
-        i = close + q.length - 1;
-      } else if (c === '#') {
-        const nl = raw.indexOf('\n', i);
-        if (nl < 0) break;
-        i = nl - 1;
-      }
-    }
   }
-  return depths.get(at) ?? bracketDepth(raw, at);
+  return bodyNamesMemo.depths.get(at) ?? bracketDepth(raw, at);
 }
 
-/** How many brackets are open at an offset of a body (strings and comments skipped). */
-function bracketDepth(text: string, at: number): number {
+/**
+ * How many brackets are open at an offset of a body (strings and comments skipped); `onLine` is
+ * told the depth at each line start on the way (inside a string: the depth from before it).
+ */
+function bracketDepth(text: string, at: number, onLine?: (lineStart: number, depth: number) => void): number {
   let depth = 0;
   for (let i = 0; i < at; i++) {
     const c = text[i];
-    if (c === '(' || c === '[' || c === '{') depth++;
+    if (c === '\n') onLine?.(i + 1, depth);
+    else if (c === '(' || c === '[' || c === '{') depth++;
     else if (c === ')' || c === ']' || c === '}') depth = Math.max(0, depth - 1);
     else if (c === '"' || c === "'") {
       const q = text.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
@@ -1368,11 +1348,12 @@ function bracketDepth(text: string, at: number): number {
         if (text[close] === '\\') close++;
         else if (text.startsWith(q, close) || (q.length === 1 && text[close] === '\n')) break;
       }
+      if (onLine) for (let j = text.indexOf('\n', i); j >= 0 && j < close; j = text.indexOf('\n', j + 1)) onLine(j + 1, depth);
       i = close + q.length - 1;
     } else if (c === '#') {
       const nl = text.indexOf('\n', i);
       if (nl < 0) break;
-      i = nl;
+      i = nl - 1;
     }
   }
   return depth;
