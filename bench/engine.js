@@ -7,12 +7,16 @@
  * with code that is not compiled yet, as a server does.
  *
  *   npm run build && node bench/engine.js [--target PATH] [--baseline PATH] [--file FILE]
- *                                         [--edits N] [--runs N] [--out DIR]
+ *                                         [--shape calls|class|file] [--edits N] [--runs N] [--out DIR]
  *
  *   --target PATH    import root (folder, or .zip/.whl extracted once); default: the Python 3.12
  *                    standard library zip
  *   --baseline PATH  also check against this version, as the language server does with a baseline
  *   --file FILE      the edited file (default: ~600 generated lines of calls into the target)
+ *   --shape S        where the keystrokes go, as in the LSP benchmark: `calls` (default) types at
+ *                    top-level lines of the file; `class` generates ~900 lines of one big subclass
+ *                    of a target class and types inside its methods; `file` types inside the
+ *                    methods of --file
  *   --edits N        keystrokes per run (default 400)
  *   --runs N         runs (default 3)
  *   --out DIR        the compiled engine to measure (default: out/ of this checkout), so that two
@@ -27,12 +31,12 @@ const fs = require('fs');
 const os = require('os');
 const path = require('path');
 const { spawnSync } = require('child_process');
-const { generateLspFile, planKeystrokes, extractZip, percentile, median } = require('./run');
+const { generateLspFile, generateClassFile, planKeystrokes, planMethodKeystrokes, extractZip, percentile, median } = require('./run');
 
 const REPO = path.resolve(__dirname, '..');
 
 function parseArgs(argv) {
-  const o = { target: path.join(REPO, 'node_modules', 'stdlib-py312', 'python_stdlib.zip'), edits: 400, runs: 3, out: path.join(REPO, 'out') };
+  const o = { target: path.join(REPO, 'node_modules', 'stdlib-py312', 'python_stdlib.zip'), edits: 400, runs: 3, out: path.join(REPO, 'out'), shape: 'calls' };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -46,10 +50,13 @@ function parseArgs(argv) {
     else if (a === '--edits') o.edits = Number(val());
     else if (a === '--runs') o.runs = Number(val());
     else if (a === '--out') o.out = path.resolve(val());
+    else if (a === '--shape') o.shape = val();
     else if (a === '--child') o.child = val();
     else die(`unknown option ${a}`);
   }
   if (!(o.edits > 0) || !(o.runs > 0)) die('--edits and --runs take positive numbers');
+  if (!['calls', 'class', 'file'].includes(o.shape)) die(`unknown shape '${o.shape}' (calls, class, file)`);
+  if (o.shape === 'file' && !o.file && !o.child) die('--shape file needs --file');
   return o;
 }
 
@@ -73,7 +80,9 @@ async function child(o) {
   const doc = TextDocument.create('file:///bench.py', 'python', 1, text);
   const times = [];
   let version = 1;
-  for (const e of planKeystrokes(text, o.edits).edits) {
+  const plan = o.shape === 'calls' ? planKeystrokes(text, o.edits) : planMethodKeystrokes(text, o.edits);
+  if (!plan) die(`${file} has no one-line call inside a method to type into`);
+  for (const e of plan.edits) {
     TextDocument.update(doc, [{ range: e.range, text: e.text }], ++version);
     const t = performance.now();
     engine.check(doc.getText(), file);
@@ -93,8 +102,13 @@ function main(o) {
     extractZip(o.target, target);
   }
   try {
-    let file = o.file;
-    if (!file) {
+    let file = o.shape === 'class' ? undefined : o.file;
+    if (o.shape === 'class') {
+      const generated = generateClassFile(target, 900);
+      if (!generated) die('found no class with enough plain methods in the target to generate the class file from');
+      file = path.join(tmp, 'bench_class.py');
+      fs.writeFileSync(file, generated);
+    } else if (!file) {
       // outside the target: a file inside it is checked as one of its modules
       const generated = generateLspFile(target, 600);
       if (!generated) die('found no plain functions in the target to generate a file from; pass --file');
@@ -103,7 +117,7 @@ function main(o) {
     }
     const runs = [];
     for (let r = 0; r < o.runs; r++) {
-      const args = [__filename, '--target', target, '--edits', String(o.edits), '--out', o.out, '--child', file];
+      const args = [__filename, '--target', target, '--edits', String(o.edits), '--out', o.out, '--shape', o.shape, '--child', file];
       if (o.baseline) args.push('--baseline', o.baseline);
       const res = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 16 << 20 });
       if (res.status !== 0) die(`run ${r + 1} failed: ${(res.stderr || '').trim().split('\n').slice(-5).join(' | ')}`);
@@ -112,7 +126,7 @@ function main(o) {
       console.log(`run ${r + 1}: p50 ${one.p50.toFixed(2)} ms, p95 ${one.p95.toFixed(2)} ms, first 20 ${one.first20.toFixed(2)} ms, total ${Math.round(one.total)} ms (${one.edits} keystrokes)`);
     }
     const med = (k) => median(runs.map((x) => x[k]));
-    console.log(`engine ${path.relative(process.cwd(), o.out) || '.'}, target ${o.target}${o.baseline ? `, baseline ${o.baseline}` : ''}, file ${o.file || '(generated)'}`);
+    console.log(`engine ${path.relative(process.cwd(), o.out) || '.'}, target ${o.target}${o.baseline ? `, baseline ${o.baseline}` : ''}, file ${o.shape === 'class' ? '(generated class)' : o.file || '(generated)'}, shape ${o.shape}`);
     console.log(`medians of ${runs.length} runs: p50 ${med('p50').toFixed(2)} ms, p95 ${med('p95').toFixed(2)} ms, first 20 ${med('first20').toFixed(2)} ms, total ${Math.round(med('total'))} ms`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

@@ -624,7 +624,14 @@ class FileCheck {
     // would move apart from the unit)
     const fp = (n: string, lineFree: boolean | undefined): string => (lineFree ? names.fingerprintLineFree(n, first, last) : names.fingerprint(n, first, last));
     const hit = memo.lookup(key);
-    if (hit && hit.shape === shape && hit.deps.every(([n, f]) => fp(n, hit.lineFree) === f) && (hit.namesAt === undefined || hit.namesAt.every(([rel, list]) => this.moduleNamesAt(startRow + rel).join(',') === list))) {
+    const state = names.state();
+    if (
+      hit &&
+      hit.shape === shape &&
+      ((hit.valid?.state === state && hit.valid.row === startRow) ||
+        (hit.deps.every(([n, f]) => fp(n, hit.lineFree) === f) && (hit.namesAt === undefined || hit.namesAt.every(([rel, list]) => this.moduleNamesAt(startRow + rel).join(',') === list))))
+    ) {
+      hit.valid = { state, row: startRow };
       memo.store(key, hit);
       this.adopt(moveResult(hit.result, startRow, hit));
       this.reused++;
@@ -653,7 +660,7 @@ class FileCheck {
     const lineFree = !this.pointsIntoFile(result);
     const deps: Array<[string, string]> = [...names.closure(words, first, last)].map((n) => [n, fp(n, lineFree)]);
     const namesAt = this.namesAt.length ? [...new Set(this.namesAt)].map((r): [number, string] => [r - startRow, this.moduleNamesAt(r).join(',')]) : undefined;
-    memo.store(key, { shape, deps, lineFree, namesAt, result: moveResult(result, -startRow) });
+    memo.store(key, { shape, deps, lineFree, namesAt, valid: { state, row: startRow }, result: moveResult(result, -startRow) });
   }
 
   private timed(visit: () => void): void {

@@ -8,7 +8,7 @@
  */
 import { hashText, serialize } from '../index/cache';
 import type { OverrideInfo } from './check';
-import type { Binding, ModuleSummary } from '../index/summary';
+import type { Binding, FunctionInfo, ModuleSummary } from '../index/summary';
 import type { CallInfo, Finding, Position, Range } from '../types';
 
 /** What checking one top-level statement produced, with rows relative to the statement's first row. */
@@ -32,6 +32,11 @@ export interface Entry {
   /** The fingerprints leave the lines of bindings out (the result names no definition of the file itself). */
   lineFree?: boolean;
   result: StatementResult;
+  /**
+   * The module-level bindings (see `NameFingerprints.state`) and the row under which the entry was
+   * last found valid: while both hold, so do its dependencies, unchecked.
+   */
+  valid?: { state: string; row: number };
   /** The findings and calls as last moved to a row, handed out again while the statement stays on that row. */
   moved?: { row: number; findings: Finding[]; calls: CallInfo[] };
 }
@@ -117,6 +122,39 @@ export function moduleFacts(s: ModuleSummary): string {
   return fingerprintOf({ ...s, bindings: undefined });
 }
 
+const LINE = /"line":\d+/g;
+
+/** The text of a function's facts, by the object, with and without lines. */
+const functionTexts = [new WeakMap<FunctionInfo, string>(), new WeakMap<FunctionInfo, string>()];
+
+function functionText(fn: FunctionInfo, lineFree: boolean): string {
+  const memo = functionTexts[lineFree ? 1 : 0];
+  let t = memo.get(fn);
+  if (t === undefined) {
+    t = lineFree ? functionText(fn, false).replace(LINE, '') : fingerprintOf(fn);
+    memo.set(fn, t);
+  }
+  return t;
+}
+
+/**
+ * A binding's content as text (JSON-like; without the lines of bindings and definitions when
+ * `lineFree`). A class's is made of its members': a keystroke in one method of a big class makes
+ * a new summary of the class, but the facts of every other method are taken over as the same
+ * objects (see the summary's method memo), so only the edited method is written out again.
+ */
+function bindingText(b: Binding, lineFree: boolean): string {
+  const at = lineFree ? '' : `"line":${b.line},`;
+  if (b.kind === 'def') return `{"kind":"def",${at}"conditional":${b.conditional},"fn":${functionText(b.fn, lineFree)}}`;
+  if (b.kind !== 'class') return lineFree ? fingerprintOf(b).replace(LINE, '') : fingerprintOf(b);
+  const cls = b.cls;
+  const rest = fingerprintOf({ ...cls, members: undefined });
+  const parts = [`{"kind":"class",${at}"conditional":${b.conditional},"cls":${lineFree ? rest.replace(LINE, '') : rest},"members":[`];
+  for (const [name, bs] of cls.members) parts.push(`[${JSON.stringify(name)},[${bs.map((m) => bindingText(m, lineFree)).join(',')}]]`);
+  parts.push(']}');
+  return parts.join('');
+}
+
 /** A fingerprint kept short: long ones (a big class's summary) are compared by their hash. */
 function short(fp: string): string {
   return fp.length > 200 ? `#${hashText(fp)}` : fp;
@@ -137,7 +175,7 @@ export class NameFingerprints {
   private jsonOf(b: Binding): string {
     let j = NameFingerprints.json.get(b);
     if (j === undefined) {
-      j = fingerprintOf(b);
+      j = bindingText(b, false);
       NameFingerprints.json.set(b, j);
     }
     return j;
@@ -150,6 +188,25 @@ export class NameFingerprints {
       NameFingerprints.words.set(b, w);
     }
     return w;
+  }
+
+  private stateHere?: string;
+
+  /**
+   * All module-level bindings, names and lines included, as one short key. Every fingerprint of
+   * a name for a statement at given rows is a function of them: a result found valid under a
+   * state and a row is valid under the same state at the same row.
+   */
+  state(): string {
+    if (this.stateHere === undefined) {
+      const parts: string[] = [];
+      for (const [name, bs] of this.bindings) {
+        parts.push(name);
+        for (const b of bs) parts.push(this.jsonOf(b));
+      }
+      this.stateHere = hashText(parts.join('\n'));
+    }
+    return this.stateHere;
   }
 
   /** A name's fingerprint when none of its bindings lies in the statement asking (most names). */
@@ -175,7 +232,7 @@ export class NameFingerprints {
   private lineFreeOf(b: Binding): string {
     let j = NameFingerprints.lineFreeJson.get(b);
     if (j === undefined) {
-      j = this.jsonOf(b).replace(/"line":\d+/g, '');
+      j = bindingText(b, true);
       NameFingerprints.lineFreeJson.set(b, j);
     }
     return j;
