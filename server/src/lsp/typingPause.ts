@@ -6,6 +6,7 @@
  * shown at once: they are not about what is being typed.
  */
 import type { Range } from '../engine';
+import { differing } from '../engine/parser';
 
 /** How long typing must pause before new findings on the edited statement are shown (tests may set it longer). */
 export const TYPING_PAUSE_MS = Number(process.env.APIDRIFT_TYPING_PAUSE_MS) || 500;
@@ -32,18 +33,14 @@ export interface Edited {
 /** The changed region between two texts (common prefix and suffix left out), or undefined when equal. */
 export function editedRegion(oldText: string, newText: string): Edited | undefined {
   if (oldText === newText) return undefined;
-  const max = Math.min(oldText.length, newText.length);
-  let start = 0;
-  while (start < max && oldText.charCodeAt(start) === newText.charCodeAt(start)) start++;
-  let tail = 0;
-  while (tail < max - start && oldText.charCodeAt(oldText.length - 1 - tail) === newText.charCodeAt(newText.length - 1 - tail)) tail++;
-  return { start, oldEnd: oldText.length - tail, newEnd: newText.length - tail };
+  const { start, endA, endB } = differing(oldText, newText);
+  return { start, oldEnd: endA, newEnd: endB };
 }
 
 /** Offsets of line starts, for turning positions into offsets. */
 export function lineStarts(text: string): number[] {
   const out = [0];
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) out.push(i + 1);
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) out.push(i + 1);
   return out;
 }
 

@@ -17,16 +17,24 @@ const DANGLING = /(^|[^*])([-+/%@&|^<>=~]|\*\*|(?<![\w)\]}'"])\*)$|\b(and|or|not
 
 function indentOf(line: string): number {
   let n = 0;
-  for (const ch of line) {
-    if (ch === ' ') n++;
-    else if (ch === '\t') n = n + 8 - (n % 8);
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 32) n++;
+    else if (c === 9) n = n + 8 - (n % 8);
     else break;
   }
   return n;
 }
 
+/** Blank, or a comment only. */
 function isBlank(line: string): boolean {
-  return /^\s*(#.*)?$/.test(line);
+  for (let i = 0; i < line.length; i++) {
+    const c = line.charCodeAt(i);
+    if (c === 35) return true; // '#'
+    // white space as the pattern \s reads it on a line (no line breaks inside one)
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 12 && c !== 11 && !(c > 127 && /\s/.test(line[i]))) return false;
+  }
+  return true;
 }
 
 /** Rows where the innermost syntax errors start (ERROR nodes with no ERROR inside, MISSING nodes). */
@@ -55,37 +63,39 @@ interface LineScan {
  * strings (a string counts by its opening quote).
  */
 function scanLine(line: string, scan: LineScan, closedWithNoneOpen?: () => void): string {
-  let lastCode = '';
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i];
+  let last = -1;
+  const n = line.length;
+  for (let i = 0; i < n; i++) {
+    const c = line.charCodeAt(i);
     if (scan.quote) {
-      if (ch === '\\') i++;
-      else if (line.startsWith(scan.quote, i)) {
+      if (c === 92) i++; // a backslash escapes what follows
+      else if (c === scan.quote.charCodeAt(0) && line.startsWith(scan.quote, i)) {
         i += scan.quote.length - 1;
         scan.quote = undefined;
       }
       continue;
     }
-    if (ch === '#') break;
-    if (ch !== ' ' && ch !== '\t' && ch !== '\r' && ch !== '\f' && ch !== '\v') lastCode = ch;
-    if (ch === '"' || ch === "'") {
-      if (line.startsWith(ch.repeat(3), i)) {
-        scan.quote = ch.repeat(3);
+    if (c === 35) break; // '#'
+    if (c !== 32 && c !== 9 && c !== 13 && c !== 12 && c !== 11) last = i;
+    if (c === 34 || c === 39) {
+      // a string: triple-quoted ones may span lines
+      if (line.charCodeAt(i + 1) === c && line.charCodeAt(i + 2) === c) {
+        scan.quote = c === 34 ? '"""' : "'''";
         i += 2;
         continue;
       }
       let j = i + 1;
-      while (j < line.length && line[j] !== ch) j += line[j] === '\\' ? 2 : 1;
+      while (j < n && line.charCodeAt(j) !== c) j += line.charCodeAt(j) === 92 ? 2 : 1;
       i = j;
       continue;
     }
-    if (ch === '(' || ch === '[' || ch === '{') scan.depth++;
-    else if (ch === ')' || ch === ']' || ch === '}') {
+    if (c === 40 || c === 91 || c === 123) scan.depth++;
+    else if (c === 41 || c === 93 || c === 125) {
       if (scan.depth === 0) closedWithNoneOpen?.();
       scan.depth = Math.max(0, scan.depth - 1);
     }
   }
-  return lastCode;
+  return last < 0 ? '' : line[last];
 }
 
 /**
