@@ -148,7 +148,7 @@ describe('methods the target removed', () => {
         'class Runner:',
         '    def __init__(self, config: Config):',
         '        self.config = config',
-        ...(fields.includes('delta') ? ['        self.width = 1'] : []),
+        ...(fields.includes('delta') ? ['        self.width = 1', '        self.loaded = False'] : []),
         '',
         'class Sub(Runner):',
         '    pass',
@@ -193,6 +193,15 @@ describe('methods the target removed', () => {
     const withSub = tempTree({ ...lib(['size']), 'lib/more.py': 'from lib.config import Config\n\nclass Wide(Config):\n    def __post_init__(self):\n        self.delta = 1\n' });
     const e2 = await Engine.open({ targets: [withSub], baseline: [old] });
     assert.deepEqual(lines(e2.check(user, 'user.py')), ['18:unknown-attribute', '5:unknown-attribute']);
+    // what the library sets from outside, read ahead (as the editor does after indexing), or in
+    // slices cancelled half-way (then read when needed): the same findings
+    for (const cancel of [false, true]) {
+      const ahead = await Engine.open({ targets: [now], baseline: [old] });
+      ahead.revalidateEvery(Infinity); // as the editor's server, which watches its targets
+      await ahead.readTargetPatchesAsync(() => cancel, 0);
+      const found = ahead.check(user, 'user.py').findings;
+      assert.deepEqual(found.map((f) => /no attribute '(\w+)'/.exec(f.message)?.[1]).sort(), ['delta', 'width', 'width']);
+    }
     // no baseline, no evidence
     assert.deepEqual(lines((await Engine.open({ targets: [now] })).check(user, 'user.py')), []);
     // code that tests for it first, in any form, knows it may be missing

@@ -274,19 +274,43 @@ export class Engine {
 
   /**
    * Attribute names the target's own modules set on objects from outside their class (see
-   * `patchedNames`), read once, when a removed attribute is first about to be reported.
+   * `patchedNames`), read once per target content: ahead of need by `readTargetPatchesAsync`, else
+   * when a removed attribute is first about to be reported.
    */
   private targetPatched(): Set<string> {
     const epoch = this.program.contentEpoch();
     if (this.targetPatchedNames?.epoch === epoch) return this.targetPatchedNames.names;
     const out = new Set<string>();
-    for (const name of this.program.allModules()) {
-      const file = this.program.findModule(name);
-      const text = file?.rel ? file.root.readText(file.rel) : undefined;
-      if (text) for (const n of patchedNames(text)) out.add(n);
-    }
+    for (const name of this.program.allModules()) this.readPatches(name, out);
     this.targetPatchedNames = { epoch, names: out };
     return out;
+  }
+
+  private readPatches(module: string, into: Set<string>): void {
+    const file = this.program.findModule(module);
+    const text = file?.rel ? file.root.readText(file.rel) : undefined;
+    if (text) for (const n of patchedNames(text)) into.add(n);
+  }
+
+  /**
+   * Reads what `targetPatched` needs in slices of `sliceMs`, for a host with a baseline that would
+   * otherwise pay for it (every file of the target) on the keystroke that first needs it. Nothing
+   * is kept when the target changes meanwhile or `isCancelled` says so.
+   */
+  async readTargetPatchesAsync(isCancelled?: () => boolean, sliceMs = 8): Promise<void> {
+    if (!this.baseline) return;
+    const epoch = this.program.contentEpoch();
+    if (this.targetPatchedNames?.epoch === epoch) return;
+    const out = new Set<string>();
+    let slice = performance.now();
+    for (const name of this.program.allModules()) {
+      this.readPatches(name, out);
+      if (performance.now() - slice < sliceMs) continue;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      if (isCancelled?.() || this.program.contentEpoch() !== epoch) return;
+      slice = performance.now();
+    }
+    if (this.targetPatchedNames?.epoch !== epoch) this.targetPatchedNames = { epoch, names: out };
   }
 
   /** Attribute names the project's files set on objects from outside (see `patchedNames`). */

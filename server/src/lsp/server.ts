@@ -498,6 +498,9 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
   if (indexing === token) indexing = undefined;
   if (!index || engine !== forEngine) return;
   log(`full index: ${index.modules.length} modules in ${Math.round(performance.now() - started)} ms${index.fromCache ? ' (from the cache)' : ''}`);
+  // what removed-attribute findings read of every target file, read now rather than on a keystroke
+  await forEngine.readTargetPatchesAsync(() => engine !== forEngine);
+  if (engine !== forEngine) return;
   saveCacheSoon();
   for (const doc of documents.all()) schedule(doc, 0);
   workspaceAgain(true);
