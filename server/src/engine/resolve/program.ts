@@ -46,6 +46,28 @@ export type Value =
   /** The module certainly lacks the name. */
   | { kind: 'missing'; module: string; name: string };
 
+/** A value's kind in words, for reasons ("a function", "an external value"). */
+export function kindInWords(kind: Value['kind']): string {
+  switch (kind) {
+    case 'anyOf':
+      return 'one of several values';
+    case 'external':
+      return 'an external value (from outside the target)';
+    case 'instance':
+      return 'an instance';
+    case 'namedtuple':
+      return 'a named tuple class';
+    case 'partial':
+      return 'a functools.partial object';
+    case 'special':
+      return 'a special form';
+    case 'unknown':
+      return 'an unknown value';
+    default:
+      return `a ${kind}`;
+  }
+}
+
 const MAX_DEPTH = 40;
 /** More possible values than this for one name, and it is not followed. */
 const MAX_ALTERNATIVES = 256;
@@ -1033,7 +1055,7 @@ export class Program {
       case 'unknown':
         return v;
       default:
-        return { kind: 'unknown', reason: `attribute of a ${v.kind} value` };
+        return { kind: 'unknown', reason: `attribute of ${kindInWords(v.kind)}` };
     }
   }
 

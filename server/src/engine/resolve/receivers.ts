@@ -14,7 +14,7 @@ import { dotted, type Expr } from '../syntax';
 import { sameEntry, type Callables } from './callables';
 import { baseNames } from '../index/indexEntries';
 import { ENUM_BASES } from './specials';
-import { type ClassRecord, USER_FILE_MODULE, type Program, type Value } from './program';
+import { type ClassRecord, kindInWords, USER_FILE_MODULE, type Program, type Value } from './program';
 
 export type Instance = Extract<Value, { kind: 'instance' }>;
 type Unknown = Extract<Value, { kind: 'unknown' }>;
@@ -522,7 +522,7 @@ export class Receivers {
       const called = from.endsWith('call') ? path.pop()! : undefined;
       let v: Value = from.startsWith('self') ? inst : this.annotatedIn(rest.slice(cut + 1), cls, summary, inst);
       for (const a of called === undefined ? path : [...path, called]) {
-        if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`${cls.name} assigns the attribute from a ${v.kind} value`);
+        if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`${cls.name} assigns the attribute from ${kindInWords(v.kind)}`);
         const key = `${v.cls.module}:${v.cls.qualname}:${v.cls.line}:${a}`;
         // `self.x = self.x.parent`: a value that depends on itself is not followed
         if (this.reading.has(key)) return unknown(`${cls.name} assigns the attribute from itself`);
@@ -738,7 +738,7 @@ export function agree(values: Value[]): Value {
   for (const v0 of values) {
     const vs = isInstanceUnion(v0) ? v0.values : [v0];
     for (const v of vs) {
-      if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`a ${v.kind} value`);
+      if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`it may be ${kindInWords(v.kind)}`);
       const at = classes.findIndex((c) => c.cls === v.cls || (c.cls.qualname === v.cls.qualname && c.cls.line === v.cls.line && c.summary.file === v.summary.file));
       if (at < 0) classes.push({ kind: 'instance', cls: v.cls, summary: v.summary, declared: !!v.declared });
       else if (v.declared && !classes[at].declared) classes[at] = { ...classes[at], declared: true };
