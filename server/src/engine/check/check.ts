@@ -99,11 +99,29 @@ export interface CheckResult {
  * Attribute names a text sets on objects other than `self` and `cls` (`Scheduler.step = step`,
  * `setattr(obj, "step", f)`): a method a class lacks may be given to it so (a compatibility patch).
  */
-export function patchedNames(text: string): string[] {
+export function patchedNames(text: string, byLine?: Map<string, string[]>): string[] {
   const out = new Set<string>();
-  for (const m of text.matchAll(/(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) if (!/^(self|cls)$/.test(m[1])) out.add(m[2]);
-  for (const m of text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)) out.add(m[1]);
+  // an assignment's target is on one line: with `byLine`, each line is read once (a keystroke changes one or two)
+  for (const line of text.split('\n')) if (line.includes('=')) for (const n of patchedOnLine(line, byLine)) out.add(n);
+  if (text.includes('setattr')) for (const m of text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)) out.add(m[1]);
   return [...out].sort();
+}
+
+/** What `patchedNames` found on the lines of recently checked files. */
+const patchedLines = new Map<string, string[]>();
+const PATCHED_LINES_KEPT = 20_000;
+
+function patchedOnLine(line: string, byLine?: Map<string, string[]>): string[] {
+  let names = byLine?.get(line);
+  if (names === undefined) {
+    names = [];
+    for (const m of line.matchAll(/(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) if (!/^(self|cls)$/.test(m[1])) names.push(m[2]);
+    if (byLine) {
+      if (byLine.size >= PATCHED_LINES_KEPT) byLine.clear();
+      byLine.set(line, names);
+    }
+  }
+  return names;
 }
 
 /** Node types that hold targets of an assignment, a loop or `with ... as` inside them. */
@@ -545,7 +563,7 @@ class FileCheck {
   }
 
   private patched(): string[] {
-    return (this.patchedHere ??= patchedNames(this.shared.text));
+    return (this.patchedHere ??= patchedNames(this.shared.text, patchedLines));
   }
 
   private unitsMs = 0;

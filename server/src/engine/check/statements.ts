@@ -190,7 +190,8 @@ export class NameFingerprints {
     return w;
   }
 
-  private stateHere?: string;
+  /** The state of each bindings map (the checks against the target and the baseline share the file's summary). */
+  private static readonly states = new WeakMap<Map<string, Binding[]>, string>();
 
   /**
    * All module-level bindings, names and lines included, as one short key. Every fingerprint of
@@ -198,15 +199,17 @@ export class NameFingerprints {
    * state and a row is valid under the same state at the same row.
    */
   state(): string {
-    if (this.stateHere === undefined) {
+    let state = NameFingerprints.states.get(this.bindings);
+    if (state === undefined) {
       const parts: string[] = [];
       for (const [name, bs] of this.bindings) {
         parts.push(name);
         for (const b of bs) parts.push(this.jsonOf(b));
       }
-      this.stateHere = hashText(parts.join('\n'));
+      state = hashText(parts.join('\n'));
+      NameFingerprints.states.set(this.bindings, state);
     }
-    return this.stateHere;
+    return state;
   }
 
   /** A name's fingerprint when none of its bindings lies in the statement asking (most names). */
