@@ -147,6 +147,10 @@ describe('recall of general patterns', () => {
       for (const f of ['setup.py', 'CMakeLists.txt', 'cmake', 'recall/vendored/.gitkeep']) fs.rmSync(path.join(bare, f), { recursive: true });
       const r2 = (await Engine.open({ targets: [bare] })).check(TEXT, USER);
       assert.deepEqual(on(r2, [10, 11, 12, 13, 15]), ['12:unknown-module:recall.kernels.triton', '13:unknown-module:recall.vendored.layers']);
+      // a baseline that had the last component as Python source says it was removed, not built
+      const r3 = (await Engine.open({ targets: [bare], baseline: [V1] })).check(TEXT, USER);
+      assert.deepEqual(on(r3, [2, 3, 10, 11, 15]), ['2:unknown-module:recall.attention', '3:unknown-module:recall.attention']);
+      assert.deepEqual(on(r2, [3]), []);
     } finally {
       fs.rmSync(bare, { recursive: true, force: true });
     }

@@ -197,6 +197,22 @@ describe('receivers', () => {
     }
   });
 
+  it('an annotation names the class imported under TYPE_CHECKING, also where run time binds the name to a placeholder', async () => {
+    const lib = tempTree({ 'tlib/__init__.py': '', 'tlib/conf.py': 'class Conf:\n    def setup(self, a):\n        pass\n' });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const user = (fallback: string): string =>
+        ['from typing import TYPE_CHECKING, Any', 'if TYPE_CHECKING:', '    from tlib.conf import Conf', 'else:', `    Conf = ${fallback}`, '', 'def f(c: Conf):', '    c.setup(1, 2)', ''].join('\n');
+      for (const fallback of ['None', 'object', 'Any']) {
+        assert.deepEqual(engine.check(user(fallback), 'u.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['8:too-many-positional'], fallback);
+      }
+      // a run-time value that may be a class of its own is what the annotation names
+      assert.deepEqual(engine.check(user('make_conf()'), 'u.py').findings, []);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it('a class decorator that may patch the class leaves its methods unknown; one that returns it untouched does not', async () => {
     const lib = tempTree({
       'dlib/__init__.py': [

@@ -220,4 +220,24 @@ describe('methods the target removed', () => {
     ].join('\n');
     assert.deepEqual(lines(engine.check(tested, 'tested.py')), ['10:unknown-attribute']);
   });
+  it('a dataclass field that became an InitVar with no default is no attribute any more', async () => {
+    const config = (limit: string): Record<string, string> => ({
+      'lib/__init__.py': '',
+      'lib/config.py': ['from dataclasses import InitVar, dataclass', '', '@dataclass', 'class Sched:', `    ${limit}`, '    seats: int = 1', '    spare: InitVar[int] = 0', '    kept: InitVar[int] = 2', '', '    def __post_init__(self, *args):', '        self.kept = 3', ''].join('\n'),
+    });
+    const old = tempTree(config('max_len: int'));
+    const now = tempTree(config('max_len: InitVar[int]'));
+    const user = [
+      'from lib.config import Sched', // 1
+      '', // 2
+      'def f(s: Sched):', // 3
+      '    return s.max_len, s.seats, s.spare, s.kept', // 4: max_len is only an argument of __init__ now
+      '',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [now], baseline: [old] });
+    const found = engine.check(user, 'user.py').findings;
+    assert.deepEqual(found.map((f) => `${f.range.start.line + 1}:${f.code}:${/no attribute '(\w+)'/.exec(f.message)?.[1]}`), ['4:unknown-attribute:max_len']);
+    // the field of the baseline was an attribute there: against itself, nothing is said
+    assert.deepEqual((await Engine.open({ targets: [old], baseline: [old] })).check(user, 'user.py').findings, []);
+  });
 });

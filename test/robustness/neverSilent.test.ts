@@ -383,6 +383,26 @@ describe('checks that stay right and linear', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}`), ['2:changed-override', '14:changed-override']);
   });
 
+  it('changed-override: no warning where the base only came to allow more calls, or where the override never took the base\'s calls', async () => {
+    const base = tree({ 'lib/__init__.py': 'class Layer:\n    def fits(self, x, cfg):\n        pass\n    def rotate(self, x, emb):\n        pass\n' });
+    const target = tree({ 'lib/__init__.py': 'class Layer:\n    def fits(self, x, cfg=None):\n        pass\n    def rotate(self, x, emb_cos, emb_sin):\n        pass\n' });
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const code = [
+      'from lib import Layer',
+      'class Mine(Layer):',
+      '    def fits(self, x, cfg):', // 2: every call that bound before still binds
+      '        pass',
+      '    def rotate(self, x, cos, sin):', // 4: takes neither version's calls: the plug-in's own
+      '        pass',
+      'class Kept(Layer):',
+      '    def rotate(self, x, emb):', // 7: written for the baseline's base, which changed
+      '        pass',
+      '',
+    ].join('\n');
+    const r = engine.check(code, 'u.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}`), ['7:changed-override']);
+  });
+
   it('multiple-values is explained only by a positional parameter added before it, never by an unrelated one', async () => {
     const base = tree({ 'lib/__init__.py': 'def g(a, b, use_mla=False):\n    pass\ndef h(a, use_mla=False):\n    pass\n' });
     const target = tree({ 'lib/__init__.py': 'def g(a, b, use_mla=False, extra=None):\n    pass\ndef h(a, b, use_mla=False):\n    pass\n' });

@@ -11,7 +11,7 @@ import { Program } from './resolve/program';
 import { movedTo } from './report/moved';
 import { notePieces, parseRecovering, recoverRegion } from './check/recover';
 import { StatementMemo } from './check/statements';
-import { type ClassInfo, type ModuleSummary, SummaryMemo, summarizeModule } from './index/summary';
+import { type ClassInfo, hasField, type ModuleSummary, SummaryMemo, summarizeModule } from './index/summary';
 import { DirectoryRoot } from './sources/directoryRoot';
 import { openUserRoots, Target, TargetError } from './sources/target';
 import { openRoots } from './sources/openTargets';
@@ -93,11 +93,15 @@ export class Engine {
       this.baseline = { program, checker: new Checker(program) };
       this.crossVersion = {
         baselineHasModule: (name) => program.findModule(name) !== null,
+        baselineHasSource: (name) => {
+          const m = program.findModule(name);
+          return !!m && !m.compiled && !m.buildFilled && !!m.rel && m.rel.endsWith('.py');
+        },
         movedName: (module, name) => this.movedName(module, name),
         baselineClassHas: (module, qualname, attr) => {
           const c = program.classByQualname(module, qualname);
           const mro = c && this.baseline!.checker.callables.mro(c.cls, c.summary);
-          const e = mro?.find((x) => x.kind === 'class' && (x.cls.members.has(attr) || x.cls.attrAssigns.has(attr) || x.cls.fields.some((f) => f.name === attr)));
+          const e = mro?.find((x) => x.kind === 'class' && (x.cls.members.has(attr) || x.cls.attrAssigns.has(attr) || hasField(x.cls, attr)));
           return e?.kind === 'class' ? e.cls.name : undefined;
         },
         targetPatches: (attr) => this.targetPatched().has(attr),

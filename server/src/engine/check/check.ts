@@ -59,6 +59,8 @@ export interface CheckOptions {
 export interface CrossVersion {
   /** The baseline has this module. */
   baselineHasModule(name: string): boolean;
+  /** The baseline has the module as Python source (a `.py` file or a package's `__init__.py`): no build makes it. */
+  baselineHasSource(name: string): boolean;
   /** The baseline's `module.name` is a def or class, and the target defines it, uniquely, in this other module. */
   movedName(module: string, name: string): string | undefined;
   /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr`, by name. */
@@ -1328,9 +1330,10 @@ class FileCheck {
       // writes its namespace or touches __path__ / sys.modules / import hooks is left alone.
       if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules) return false;
       // A last component may be a compiled extension that a bare copy of the source lacks: without
-      // build files or install metadata to say, a package that serves names at run time is left alone.
+      // build files or install metadata to say, a package that serves names at run time is left
+      // alone, unless the baseline had the module as Python source (it was removed, not built).
       const leaf = i === parts.length - 1;
-      if (leaf && (ps.getattr.kind !== 'none' || ps.starImports.length) && !this.program.knowsBuildProducts(parts[0])) return false;
+      if (leaf && (ps.getattr.kind !== 'none' || ps.starImports.length) && !this.program.knowsBuildProducts(parts[0]) && !this.opts.crossVersion?.baselineHasSource(prefix)) return false;
       this.findings.push({
         file: this.opts.file,
         range: rangeOf(node),

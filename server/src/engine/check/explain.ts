@@ -3,6 +3,8 @@
  * target is explained by what changed at that call between the two.
  */
 import type { CheckResult } from './check';
+import { bindCall, type CallArg } from './bind';
+import type { Sig } from '../resolve/callables';
 import { diffParams, type ParamChange } from '../report/diff';
 import { fixRenameKeyword } from './fixes';
 import type { Param } from '../syntax';
@@ -72,6 +74,30 @@ function relevant(f: Finding, changes: ParamChange[], params?: Param[]): ParamCh
 /** Differences from the target's signature that an override may have and still take every call. */
 const HARMLESS = new Set(['added-optional', 'default-added', 'became-positional-or-keyword']);
 
+/** Changes of a base method after which every call that bound before still binds. */
+const ALLOWS_MORE = new Set(['default-added', 'became-positional-or-keyword']);
+
+/**
+ * Whether an override was never called through its base's signature: it requires a parameter that
+ * neither version of the base has, and takes neither of the plainest calls of the baseline's base
+ * (its required arguments all by position, or all by keyword). Written against the baseline, it
+ * would have failed there on any call the library made through the base.
+ */
+function requiresForeign(own: Param[], baseline: Param[], target: Param[]): boolean {
+  const names = new Set([...baseline, ...target].map((p) => p.name));
+  if (!own.some((p) => (p.kind === 'normal' || p.kind === 'kwonly') && !p.hasDefault && !names.has(p.name))) return false;
+  const sig = { params: own, name: 'override', qualname: 'override', definition: null, origin: '' } as unknown as Sig;
+  return plainCalls(baseline).every((args) => bindCall(sig, args).length > 0);
+}
+
+/** The two plainest calls a signature takes: its required arguments all by position where they may be, or all by keyword. */
+function plainCalls(params: Param[]): CallArg[][] {
+  const required = params.filter((p) => !p.hasDefault && (p.kind === 'posonly' || p.kind === 'normal' || p.kind === 'kwonly'));
+  const byPosition = required.map((p, index): CallArg => (p.kind === 'kwonly' ? { kind: 'keyword', name: p.name, index } : { kind: 'positional', index }));
+  const byKeyword = required.map((p, index): CallArg => (p.kind === 'posonly' ? { kind: 'positional', index } : { kind: 'keyword', name: p.name, index }));
+  return [byPosition, byKeyword];
+}
+
 /** Whether an override's own parameters already accept every call the target's signature allows. */
 function fitsTarget(own: Param[] | undefined, target: Param[]): boolean {
   if (!own) return false;
@@ -136,8 +162,14 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     if (!b) continue;
     const changes = diffParams(b.params, o.params);
     if (changes.length === 0) continue;
+    // a base that only came to allow more calls (a parameter given a default, or made positional)
+    // says nothing of the calls the library makes: those that bound before still bind
+    if (changes.every((c) => ALLOWS_MORE.has(c.kind))) continue;
     // an override already written for the new signature needs no warning
     if (fitsTarget(o.own, o.params)) continue;
+    // one that requires an argument neither version of the base takes is not called through the
+    // base's signature: the change tells nothing of it
+    if (o.own && requiresForeign(o.own, b.params, o.params)) continue;
     extra.push({
       file,
       range: o.range,

@@ -130,6 +130,12 @@ export interface ModuleSummary {
 }
 
 const DYNAMIC_NAMESPACE = /\b(globals|vars)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update|setdefault|__setitem__)\s*\()|=\s*(globals|vars)\(\)\s*(#.*)?$|sys\.modules\[__name__\]|\._convert_\(/m;
+/**
+ * `sys.modules[__name__].NAME` read (not assigned, not a dunder, nothing chained onto it): the
+ * module reading one of its own names adds none. Other uses of its own module object (an alias,
+ * `setattr`, `.__dict__`) may.
+ */
+const READS_OWN_MODULE = /\bsys\.modules\[__name__\]\s*\.\s*(?!__)[A-Za-z_]\w*(?!\w)(?!\s*(?:=(?!=)|\.|\[|\(|(?:\*\*|\/\/|>>|<<|[-+*\/%&|^@])=))/g;
 /** `if name in globals(): globals()[name] = ...` rebinds a name the module already has: it adds none. */
 const REBINDS_GLOBAL = /\b(?:el)?if\s+(\w+)\s+in\s+globals\(\)\s*:[ \t]*(#.*)?\r?\n\s*globals\(\)\[\s*\1\s*\]\s*=(?!=)/g;
 /**
@@ -1671,7 +1677,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     all: null,
     getattr: { kind: 'none' },
     // the pattern is tried only on text that has one of its fixed parts
-    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules[__name__]') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(text.replace(REBINDS_GLOBAL, '')),
+    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules[__name__]') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(text.replace(REBINDS_GLOBAL, '').replace(READS_OWN_MODULE, '')),
     typeCheckingOnly: new Set(),
     registersModules: REGISTERS_MODULES.test(text),
   };
@@ -1823,4 +1829,17 @@ function lastRight(a: Node): Node | null {
   let r = a.childForFieldName('right');
   while (r && r.type === 'assignment') r = r.childForFieldName('right');
   return r;
+}
+
+/**
+ * Whether a class-level field makes an attribute: `x: InitVar[T]` with no default is a parameter of
+ * the dataclass's `__init__` only (its `__post_init__` gets it), never an attribute.
+ */
+export function givesAttribute(f: { annotation: string; value?: unknown }): boolean {
+  return f.value !== undefined || !/^(?:dataclasses\.)?InitVar\b/.test(f.annotation);
+}
+
+/** Whether the class declares `attr` as a field that makes an attribute. */
+export function hasField(cls: ClassInfo, attr: string): boolean {
+  return cls.fields.some((f) => f.name === attr && givesAttribute(f));
 }

@@ -9,7 +9,7 @@
  * Anything else is unknown, with the reason. Instance attributes (`self.x`) follow from how the
  * classes of the MRO assign them: every assignment must agree on one class.
  */
-import type { ClassInfo, FunctionInfo, ModuleSummary } from '../index/summary';
+import { type ClassInfo, type FunctionInfo, givesAttribute, hasField, type ModuleSummary } from '../index/summary';
 import { dotted, type Expr } from '../syntax';
 import { sameEntry, type Callables } from './callables';
 import { baseNames } from '../index/indexEntries';
@@ -131,11 +131,16 @@ export class Receivers {
     return { kind: 'instance', cls: v.cls, summary: v.summary, declared: true };
   }
 
-  /** A dotted name in an annotation: names imported under `if TYPE_CHECKING:` count there. */
+  /**
+   * A dotted name in an annotation: names imported under `if TYPE_CHECKING:` count there, also when
+   * the module binds the name at run time only to a placeholder that names no class
+   * (`else: VllmConfig = None`, `= object`, `= Any`).
+   */
   private annotationValue(name: string, summary: ModuleSummary): Value {
     const parts = name.split('.');
     const tc = summary.typeCheckingBindings?.get(parts[0]);
-    if (!tc || summary.bindings.has(parts[0])) return this.program.evalExpr(dottedExpr(name)!, summary);
+    const runtime = summary.bindings.get(parts[0]);
+    if (!tc || (runtime && !runtime.every((b) => b.kind === 'value' && isPlaceholder(b.expr)))) return this.program.evalExpr(dottedExpr(name)!, summary);
     let v = this.program.valueOfBindings(tc, summary, 0);
     for (const p of parts.slice(1)) v = this.program.attribute(v, p);
     return v;
@@ -384,20 +389,20 @@ export class Receivers {
           return this.annotated(prop.fn.returns, owner.summary, owner.cls);
         }
       }
-      if (classes.some((c) => c.cls.fields.some((f) => f.name === attr))) return this.fieldValue(classes, attr, inst);
+      if (classes.some((c) => hasField(c.cls, attr))) return this.fieldValue(classes, attr, inst);
       const m = this.program.classMember(owner.cls, owner.summary, attr);
       if (!m) return unknown(`${inst.cls.name}.${attr} is not defined`);
       if (m.kind === 'function' || (m.kind === 'anyOf' && m.values.every((v) => v.kind === 'function'))) return m;
       return unknown(`${owner.cls.name}.${attr} is a class attribute`);
     }
-    if (opaque && !owner && !assigned && !classes.some((c) => c.cls.fields.some((f) => f.name === attr))) {
+    if (opaque && !owner && !assigned && !classes.some((c) => hasField(c.cls, attr))) {
       // nothing in the target defines it: it comes from a class outside the target (or nowhere)
       return { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` };
     }
     if (!assigned) {
       const v = this.fieldValue(classes, attr, inst);
       // every class of the MRO is seen, and none defines, assigns or serves (`__getattr__`) it
-      if (v.kind === 'unknown' && !owner && !opaque && !classes.some((c) => c.cls.fields.some((f) => f.name === attr) || c.cls.members.has('__getattr__'))) return { ...v, absent: true };
+      if (v.kind === 'unknown' && !owner && !opaque && !classes.some((c) => hasField(c.cls, attr) || c.cls.members.has('__getattr__'))) return { ...v, absent: true };
       return v;
     }
     if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
@@ -418,9 +423,9 @@ export class Receivers {
         if (d.startsWith('decl:') && v.kind !== 'instance') loose.push(v);
         else results.push(v);
       }
-      for (const f of c.cls.fields) if (f.name === attr) results.push(this.annotatedIn(f.annotation, c.cls, c.summary, inst));
+      for (const f of c.cls.fields) if (f.name === attr && givesAttribute(f)) results.push(this.annotatedIn(f.annotation, c.cls, c.summary, inst));
       const cv = c.cls.members.get(attr);
-      if (cv && !c.cls.fields.some((f) => f.name === attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
+      if (cv && !hasField(c.cls, attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
     }
     if (results.length === 0) results.push(...loose);
     // only None is ever assigned: nothing is known of the class a call on it would need
@@ -496,7 +501,7 @@ export class Receivers {
   /** Annotated class-level fields (dataclasses, pydantic, msgspec, NamedTuple, plain annotations). */
   private fieldValue(classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>, attr: string, inst: Instance): Value {
     const results: Value[] = [];
-    for (const c of classes) for (const f of c.cls.fields) if (f.name === attr) results.push(/^(typing\.|t\.)?ClassVar\b/.test(f.annotation) ? unknown('a ClassVar') : this.annotatedIn(f.annotation, c.cls, c.summary, inst));
+    for (const c of classes) for (const f of c.cls.fields) if (f.name === attr && givesAttribute(f)) results.push(/^(typing\.|t\.)?ClassVar\b/.test(f.annotation) ? unknown('a ClassVar') : this.annotatedIn(f.annotation, c.cls, c.summary, inst));
     if (results.length === 0) return unknown(`no class along the MRO defines or assigns ${attr}`);
     return agree(results);
   }
@@ -634,7 +639,7 @@ export class Receivers {
     if (!inTarget) return false;
     const subs = this.targetSubclasses(cls, 'its subclasses are unknown', (r) => r.qualname !== cls.qualname);
     if (typeof subs === 'string') return true;
-    return subs.some(({ cls: c }) => c.members.has(attr) || c.attrAssigns.has(attr) || c.fields.some((f) => f.name === attr) || c.instanceAttrs.has('*') || c.members.has('__getattr__') || c.members.has('__getattribute__'));
+    return subs.some(({ cls: c }) => c.members.has(attr) || c.attrAssigns.has(attr) || hasField(c, attr) || c.instanceAttrs.has('*') || c.members.has('__getattr__') || c.members.has('__getattribute__'));
   }
 
   /**
@@ -758,3 +763,7 @@ export function isInstanceUnion(v: Value): v is { kind: 'anyOf'; values: Instanc
   return v.kind === 'anyOf' && v.values.length > 0 && v.values.every((x) => x.kind === 'instance');
 }
 
+/** A run-time stand-in for a name imported only for type checking: `None`, `object`, `Any`. */
+function isPlaceholder(e: Expr): boolean {
+  return (e.kind === 'const' && e.text === 'None') || (e.kind === 'name' && /^(object|Any)$/.test(e.name)) || (e.kind === 'attr' && dotted(e) === 'typing.Any');
+}
