@@ -156,6 +156,45 @@ describe('recall of general patterns', () => {
     }
   });
 
+  it('a result unpacked into another number of names than the function\'s fixed-length tuple annotation gives', async () => {
+    const lib = {
+      'pkg/__init__.py': '',
+      'pkg/experts.py': [
+        'from typing import Tuple',
+        'def expert_map(n) -> tuple[int, list[int] | None, dict[str, int]]:',
+        '    return n, None, {}',
+        'def pair(n) -> Tuple[int, int]:',
+        '    return n, n',
+        'def many(n) -> tuple[int, ...]:',
+        '    return (n,)',
+        'class Planner:',
+        '    def plan(self) -> tuple[int, int, int]:',
+        '        return 1, 2, 3',
+        '',
+      ].join('\n'),
+    };
+    const code = [
+      'from pkg.experts import expert_map, pair, many, Planner', // 1
+      'size, emap = expert_map(4)', // 2: 3 values into 2 names
+      '(a, b, c, d) = expert_map(4)', // 3: 3 into 4
+      'size, emap, table = expert_map(4)', // 4: fits
+      'first, *rest = expert_map(4)', // 5: starred: fits any length
+      'x, y = pair(1)', // 6: fits
+      'p, q = many(2)', // 7: any length
+      'u, v = Planner().plan()', // 8: a method: an override may return another shape
+      'try:',
+      '    s, e = expert_map(4)', // 10: the code catches the error
+      'except ValueError:',
+      '    pass',
+      'whole = expert_map(4)', // 13: not unpacked
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['2:unpack-mismatch', '3:unpack-mismatch']);
+    assert.match(r.findings[0].message, /expert_map\(\) returns 3 values in the target .*this unpacks 2: ValueError: too many values to unpack \(expected 2\)/);
+    assert.match(r.findings[1].message, /not enough values to unpack \(expected 4, got 3\)/);
+  });
+
   it('treats an import under contextlib.suppress(ImportError) as guarded', async () => {
     const r = await checkAgainst({ 'pkg/__init__.py': '', 'pkg/a.py': '' }, 'import contextlib\nwith contextlib.suppress(ImportError):\n    import pkg.gone\nimport pkg.lost\n');
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:unknown-module:pkg.lost']);

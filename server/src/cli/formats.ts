@@ -29,6 +29,7 @@ export const RULES: Record<FindingCode, { name: string; help: string }> = {
   'unknown-module': { name: 'UnknownModule', help: 'The target has the package but not that submodule.' },
   deprecated: { name: 'Deprecated', help: 'The target marks the called API as deprecated (a decorator or a DeprecationWarning/FutureWarning).' },
   'changed-override': { name: 'ChangedOverride', help: 'A class overrides a target method whose signature changed between the baseline and the target.' },
+  'unpack-mismatch': { name: 'UnpackMismatch', help: 'A call\'s result is unpacked into another number of names than the target function\'s fixed-length tuple return annotation gives.' },
   'unused-ignore': { name: 'UnusedIgnore', help: 'An `# apidrift: ignore` comment that silences nothing.' },
 };
 

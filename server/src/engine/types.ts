@@ -45,6 +45,7 @@ export type FindingCode =
   | 'unknown-module'
   | 'deprecated'
   | 'changed-override'
+  | 'unpack-mismatch'
   | 'unused-ignore';
 
 export interface SourceLocation {

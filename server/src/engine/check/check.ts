@@ -219,6 +219,32 @@ function attributeTestedBefore(n: Node, attr: string): boolean {
 }
 
 const HANDLES_TYPE_ERROR = /^TypeError$/;
+const HANDLES_VALUE_ERROR = /^(ValueError|Exception|BaseException)$/;
+
+/** The number of elements of a fixed-length tuple annotation (`tuple[A, B]`, `Tuple[A, B]`); undefined for any other. */
+export function fixedTupleLength(annotation: string): number | undefined {
+  const m = /^(?:typing\.)?(?:tuple|Tuple)\[(.*)\]$/s.exec(annotation.trim());
+  if (!m) return undefined;
+  const inner = m[1].trim();
+  if (inner === '()') return 0;
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < inner.length; i++) {
+    const c = inner[i];
+    if (c === '[' || c === '(' || c === '{') depth++;
+    else if (c === ']' || c === ')' || c === '}') depth--;
+    else if (c === '"' || c === "'") return undefined; // a string annotation inside: not read
+    else if (c === ',' && depth === 0) {
+      parts.push(inner.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  parts.push(inner.slice(start).trim());
+  if (parts[parts.length - 1] === '') parts.pop(); // `tuple[int,]`
+  if (parts.length === 0 || parts.some((x) => x === '' || x === '...')) return undefined;
+  return parts.length;
+}
 
 /** Names that speak of a version: `__version__`, `version_info`, `vllm_version_is`, `Version(...)`. */
 const MENTIONS_VERSION = /version/i;
@@ -1614,6 +1640,38 @@ class FileCheck {
     return { args, nodes };
   }
 
+  /**
+   * `a, b = f(...)` where `f` is a plain function of the target whose return annotation is a tuple
+   * of another fixed length: a ValueError. Methods are left alone (an override may return another
+   * shape), and so are starred targets, code that catches ValueError and code for other versions.
+   */
+  private checkUnpack(call: Node, resolved: Resolved, qualname: string): void {
+    const parent = call.parent;
+    if (!parent || parent.type !== 'assignment' || parent.childForFieldName('right')?.id !== call.id) return;
+    const left = parent.childForFieldName('left');
+    if (!left || (left.type !== 'pattern_list' && left.type !== 'tuple_pattern' && left.type !== 'list_pattern')) return;
+    const targets = left.namedChildren.filter((t): t is Node => !!t && t.type !== 'comment');
+    if (targets.some((t) => t.type === 'list_splat_pattern')) return;
+    const v = resolved.value;
+    if (v.kind !== 'function' || v.owner || resolved.method || resolved.receiver || resolved.receivers || resolved.classReceiver || resolved.superOf) return;
+    const returned = v.fn.returns ? fixedTupleLength(v.fn.returns) : undefined;
+    if (returned === undefined || returned === targets.length) return;
+    if (guardedBy(call, HANDLES_VALUE_ERROR) || otherVersionCode(call)) return;
+    const name = qualname.slice(qualname.lastIndexOf('.') + 1);
+    this.findings.push({
+      file: this.opts.file,
+      range: rangeOf(left),
+      severity: 'error',
+      code: 'unpack-mismatch',
+      message: `${name}() returns ${returned} values in the target (-> ${v.fn.returns}), and this unpacks ${targets.length}: ValueError: ${returned > targets.length ? `too many values to unpack (expected ${targets.length})` : `not enough values to unpack (expected ${targets.length}, got ${returned})`}`,
+      callee: qualname,
+      param: null,
+      fixes: [],
+      definition: { file: v.summary.file, line: v.fn.line },
+      call: rangeOf(parent),
+    });
+  }
+
   private checkCall(call: Node, scope: Scope): void {
     const fn = call.childForFieldName('function');
     if (!fn || this.inError || call.hasError) return;
@@ -1723,6 +1781,7 @@ class FileCheck {
       definition: first.definition,
       params: spec.alternatives.map((a) => a[a.length - 1].params),
     });
+    this.checkUnpack(call, resolved, spec.qualname);
     const deprecated = spec.alternatives.every((a) => a.some((x) => x.deprecated !== undefined)) ? spec.alternatives[0].find((x) => x.deprecated !== undefined)?.deprecated : undefined;
     if (deprecated !== undefined && !this.opts.moduleName) {
       this.findings.push({

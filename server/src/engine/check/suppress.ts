@@ -18,6 +18,7 @@ export const MYPY_CODES: Readonly<Record<string, readonly FindingCode[]>> = {
   'import-not-found': ['unknown-module'],
   import: ['unknown-module'],
   override: ['changed-override'],
+  misc: ['unpack-mismatch'],
   deprecated: ['deprecated'],
 };
 

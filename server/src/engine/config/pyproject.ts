@@ -33,6 +33,7 @@ export const FINDING_CODES: readonly FindingCode[] = [
   'unknown-module',
   'deprecated',
   'changed-override',
+  'unpack-mismatch',
   'unused-ignore',
 ];
 
