@@ -240,4 +240,46 @@ describe('methods the target removed', () => {
     // the field of the baseline was an attribute there: against itself, nothing is said
     assert.deepEqual((await Engine.open({ targets: [old], baseline: [old] })).check(user, 'user.py').findings, []);
   });
+  it('a method or class attribute removed from a class, used on the class object itself', async () => {
+    const lib = (old: boolean): Record<string, string> => ({
+      'lib/__init__.py': '',
+      'lib/cfg.py': [
+        'from abc import ABCMeta',
+        'class Base:',
+        ...(old ? ['    LIMIT = 3', '    def init_sizes(self, n):', '        pass', '    @classmethod', '    def make(cls):', '        return cls()'] : ['    pass']),
+        'class Cfg(Base):',
+        '    def other(self):',
+        '        self.seen = 1',
+        ...(old ? ['        self.width = 2'] : []),
+        'class Meta(type):',
+        '    pass',
+        'class Odd(metaclass=Meta):',
+        ...(old ? ['    def gone(self):', '        pass'] : ['    pass']),
+        'class Abstract(metaclass=ABCMeta):',
+        ...(old ? ['    def gone(self):', '        pass'] : ['    pass']),
+        '',
+      ].join('\n'),
+    });
+    const old = tempTree(lib(true));
+    const now = tempTree(lib(false));
+    const user = [
+      'from lib.cfg import Cfg, Odd, Abstract', // 1
+      'def f(c):', // 2
+      '    Cfg.init_sizes(c, 3)', // 3: removed method, called on the class
+      '    Cfg.make()', // 4: removed classmethod
+      '    n = Cfg.LIMIT', // 5: removed class attribute, read
+      '    Cfg.other(c)', // 6: still there
+      '    Cfg.width', // 7: an instance attribute in the baseline too: no class attribute then either
+      '    Odd.gone(c)', // 8: a metaclass may supply it
+      '    Abstract.gone(c)', // 9: ABCMeta supplies nothing of the kind
+      '    Abstract.register(int)', // 10: ABCMeta gives it
+      '',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [now], baseline: [old] });
+    const found = engine.check(user, 'user.py').findings;
+    assert.deepEqual(found.map((f) => `${f.range.start.line + 1}:${f.code}:${/no attribute '(\w+)'/.exec(f.message)?.[1]}`), ['3:unknown-attribute:init_sizes', '4:unknown-attribute:make', '5:unknown-attribute:LIMIT', '9:unknown-attribute:gone']);
+    assert.match(found[0].message, /^type object 'Cfg' has no attribute 'init_sizes' in the target: .*baseline's Base has it/);
+    // without a baseline, no evidence
+    assert.deepEqual((await Engine.open({ targets: [now] })).check(user, 'user.py').findings, []);
+  });
 });

@@ -98,10 +98,10 @@ export class Engine {
           return !!m && !m.compiled && !m.buildFilled && !!m.rel && m.rel.endsWith('.py');
         },
         movedName: (module, name) => this.movedName(module, name),
-        baselineClassHas: (module, qualname, attr) => {
+        baselineClassHas: (module, qualname, attr, classLevel) => {
           const c = program.classByQualname(module, qualname);
           const mro = c && this.baseline!.checker.callables.mro(c.cls, c.summary);
-          const e = mro?.find((x) => x.kind === 'class' && (x.cls.members.has(attr) || x.cls.attrAssigns.has(attr) || hasField(x.cls, attr)));
+          const e = mro?.find((x) => x.kind === 'class' && (x.cls.members.has(attr) || (!classLevel && (x.cls.attrAssigns.has(attr) || hasField(x.cls, attr)))));
           return e?.kind === 'class' ? e.cls.name : undefined;
         },
         targetPatches: (attr) => this.targetPatched().has(attr),

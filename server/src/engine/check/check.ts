@@ -63,8 +63,8 @@ export interface CrossVersion {
   baselineHasSource(name: string): boolean;
   /** The baseline's `module.name` is a def or class, and the target defines it, uniquely, in this other module. */
   movedName(module: string, name: string): string | undefined;
-  /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr`, by name. */
-  baselineClassHas?(module: string, qualname: string, attr: string): string | undefined;
+  /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr` (with `classLevel`: defines it in its body), by name. */
+  baselineClassHas?(module: string, qualname: string, attr: string, classLevel?: boolean): string | undefined;
   /** The target's own code sets an attribute of this name on objects from outside their class (see `patchedNames`). */
   targetPatches?(attr: string): boolean;
 }
@@ -1406,6 +1406,10 @@ class FileCheck {
       this.removedAttributeRead(node, attr, base);
       return;
     }
+    if (base?.kind === 'class') {
+      this.removedClassAttribute(node, attr, base.cls, base.summary);
+      return;
+    }
     if (!base || base.kind !== 'module' || this.program.isUserModule(base.name.split('.')[0])) return;
     const v = this.program.resolveMember(base.name, attr.text);
     if (v.kind !== 'missing') {
@@ -1524,6 +1528,24 @@ class FileCheck {
   }
 
   /**
+   * `C.x` or `C.m(...)` on a class of the target whose MRO (every class of it seen, no metaclass
+   * but ABCMeta) no longer defines, assigns or declares `x`, while the baseline's class had it: an
+   * AttributeError, reported as a removed method of an instance is, under the same conditions.
+   */
+  private removedClassAttribute(node: Node, attrNode: Node, cls: ClassInfo, summary: ModuleSummary): void {
+    if (!this.opts.crossVersion?.baselineClassHas || this.opts.moduleName || isStoreTarget(node)) return;
+    const attr = attrNode.text;
+    // what every class gets from its metaclass (`type`, `ABCMeta`)
+    if (attr.startsWith('__') || attr === 'mro' || attr === 'register') return;
+    const v = this.checker.receivers.classMember(cls, summary, attr);
+    if (v.kind !== 'unknown' || !v.absent) return;
+    if (this.opts.crossVersion.targetPatches?.(attr) !== false) return;
+    const parent = node.parent;
+    const called = parent?.type === 'call' && parent.childForFieldName('function')?.id === node.id;
+    this.removedMember(called ? parent : node, attrNode, { kind: 'instance', cls, summary, declared: false }, attr, called, true);
+  }
+
+  /**
    * `r.m(...)` where every class of r's MRO is seen in the target and none defines, assigns or
    * serves `m`, while the baseline's class had it: the method was removed, and the call raises
    * AttributeError. Reported only with a baseline (the evidence that the code relied on it), never
@@ -1532,7 +1554,7 @@ class FileCheck {
    * subclass, only if no known subclass defines it. Returns whether it was reported. A read that
    * is no call (`called` false) adds nothing to the calls.
    */
-  private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string, called = true): boolean {
+  private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string, called = true, onClass = false): boolean {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineClassHas || this.opts.moduleName) return false;
     if (otherVersionCode(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR) || attributeTestedBefore(call, attr)) return false;
@@ -1541,7 +1563,8 @@ class FileCheck {
     if (!mro) return false;
     let had: { cls: ClassInfo; summary: ModuleSummary; definer: string } | undefined;
     for (const e of mro) {
-      const definer = e.kind === 'class' && !this.isUser(e.summary) ? cv.baselineClassHas(e.cls.module, e.cls.qualname, attr) : undefined;
+      // on a class object, only what the baseline's class itself held (not what its instances set)
+      const definer = e.kind === 'class' && !this.isUser(e.summary) ? cv.baselineClassHas(e.cls.module, e.cls.qualname, attr, onClass) : undefined;
       if (e.kind === 'class' && definer) {
         had = { cls: e.cls, summary: e.summary, definer };
         break;
@@ -1561,7 +1584,7 @@ class FileCheck {
       range: rangeOf(nameNode),
       severity: 'error',
       code: 'unknown-attribute',
-      message: `'${inst.cls.name}' object has no attribute '${attr}' in the target: no class along its MRO defines it, while the baseline's ${had.definer} has it`,
+      message: `${onClass ? 'type object ' : ''}'${inst.cls.name}'${onClass ? '' : ' object'} has no attribute '${attr}' in the target: no class along its MRO defines it, while the baseline's ${had.definer} has it`,
       change: `\`${had.definer}.${attr}\` was removed`,
       callee: `${had.cls.qualname}.${attr}`,
       param: null,

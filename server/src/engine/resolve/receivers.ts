@@ -355,7 +355,12 @@ export class Receivers {
     }
     const ownerAt = classes.findIndex((c) => c.cls.members.has(attr));
     const owner = ownerAt >= 0 ? classes[ownerAt] : undefined;
-    if (!owner) return opaque ? { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` } : unknown(`no class along the MRO of ${cls.name} defines ${attr}`);
+    if (!owner) {
+      if (opaque) return { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` };
+      const why = unknown(`no class along the MRO of ${cls.name} defines ${attr}`);
+      // every class of the MRO is seen, and none defines it, sets it through `cls.x = ...` or declares it
+      return classes.some((c) => c.cls.attrAssigns.has(attr) || c.cls.instanceAttrs.has('*') || c.cls.fields.some((f) => f.name === attr)) ? why : { ...why, absent: true };
+    }
     if (opaque && seenBeforeOpaque >= 0 && seenBeforeOpaque <= ownerAt) return unknown(`${cls.name}.${attr} may come from ${opaque}, which comes first in the MRO`);
     const binds = owner.cls.members.get(attr)!;
     if (!binds.every((b) => b.kind === 'def')) return unknown(`${owner.cls.name}.${attr} is a class attribute`);
