@@ -60,6 +60,26 @@ describe('moved names', () => {
     assert.ok(report.removedNames.some((r) => r.name === 'pkg.config.Config'), 'Config is reported removed');
   });
 
+  it('checks the uses of a moved name against where it lives now; a name that did not move stays unchecked', async () => {
+    const base = tempTree(BASELINE);
+    const target = tempTree(TARGET);
+    dirs.push(base, target);
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const code = [
+      'from pkg.config import Config, Loader, helper', // 1: three names the module lost (two moved)
+      'Loader().load("p", strict=False)', // 2: the keyword was renamed on the way
+      'helper(1, 2, c=3)', // 3: binds where helper lives now
+      'helper(1)', // 4: does not
+      'Config(1, 2, 3, 4)', // 5: Config did not move: not checked
+      '',
+    ].join('\n');
+    const findings = engine.check(code, path.join(target, '..', 'user3.py')).findings;
+    assert.deepEqual(findings.filter((f) => f.range.start.line > 0).map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['2:unexpected-keyword:pkg.io.Loader.load', '4:missing-argument:pkg.io.helper']);
+    // without a baseline nothing says where the names went: their uses stay unchecked
+    const alone = await Engine.open({ targets: [target] });
+    assert.deepEqual(alone.check(code, path.join(target, '..', 'user3.py')).findings.filter((f) => f.range.start.line > 0), []);
+  });
+
   it('does not call a new, unrelated class of the same name a move', async () => {
     const base = tempTree({ 'pkg/__init__.py': '', 'pkg/a.py': CONFIG, 'pkg/b.py': 'Y = 2\n' });
     // b gains a Config of its own that shares nothing with a's

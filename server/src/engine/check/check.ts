@@ -993,7 +993,15 @@ class FileCheck {
       const r = this.checker.receivers.callResult(this.program.evalExpr(bs[0].expr.callee, this.summary));
       if (r.kind === 'instance') return r;
     }
-    return this.program.resolveGlobal(this.summary, name);
+    const v = this.program.resolveGlobal(this.summary, name);
+    // `from m import X` where X moved to another module (reported on the import): its uses are
+    // checked against where it lives now, which is what they meet once the import is set right
+    const b = bs.length === 1 ? bs[0] : undefined;
+    if (v.kind === 'missing' && b?.kind === 'from' && !this.opts.moduleName) {
+      const to = this.opts.crossVersion?.movedName(b.module, b.name);
+      if (to) return this.program.resolveMember(to, b.name);
+    }
+    return v;
   }
 
   /**
