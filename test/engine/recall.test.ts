@@ -195,6 +195,50 @@ describe('recall of general patterns', () => {
     assert.match(r.findings[1].message, /not enough values to unpack \(expected 4, got 3\)/);
   });
 
+  it('super() reaches through a base that a registry decorates and hands back, but not through one whose decorator sets that method', async () => {
+    const lib = {
+      'lib/__init__.py': '',
+      'lib/ops.py': [
+        'class CustomOp:',
+        '    registry = {}',
+        '    @classmethod',
+        '    def register(cls, name):',
+        '        def decorator(op_cls):',
+        '            op_cls.name = name',
+        '            cls.registry[name] = op_cls',
+        '            return op_cls',
+        '        return decorator',
+        '',
+        'def patch_load(cls):',
+        '    cls.load = lambda self, *a: None',
+        '    return cls',
+        '',
+        '@CustomOp.register("norm")',
+        'class Norm(CustomOp):',
+        '    def load(self, layer):',
+        '        pass',
+        '',
+        '@patch_load',
+        'class Patched(CustomOp):',
+        '    def load(self, layer):',
+        '        pass',
+        '',
+      ].join('\n'),
+    };
+    const code = [
+      'from lib.ops import Norm, Patched', // 1
+      'class MyNorm(Norm):', // 2
+      '    def load(self, layer):', // 3
+      '        super().load(layer, 1)', // 4: Norm.load takes one argument
+      'class MyPatched(Patched):', // 5
+      '    def load(self, layer):', // 6
+      '        super().load(layer, 1)', // 7: the decorator replaced load
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
+  });
+
   it('treats an import under contextlib.suppress(ImportError) as guarded', async () => {
     const r = await checkAgainst({ 'pkg/__init__.py': '', 'pkg/a.py': '' }, 'import contextlib\nwith contextlib.suppress(ImportError):\n    import pkg.gone\nimport pkg.lost\n');
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:unknown-module:pkg.lost']);

@@ -813,7 +813,7 @@ class FileCheck {
       const nameNode = def.childForFieldName('name');
       const method = nameNode?.text;
       if (!nameNode || !method || method === '__init__' || method === '__new__' || method === '__init_subclass__') continue;
-      const base = this.checker.callables.superMember(mro, 1, method);
+      const base = this.checker.callables.superMember(mro, 1, method, (c, s) => this.checker.receivers.decoratorChanges(c, s, method));
       if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) continue;
       const own = cls.members.get(method)?.find((b) => b.kind === 'def');
       this.overrides.push({
@@ -1633,7 +1633,7 @@ class FileCheck {
     if (args.length !== 0 && !(args.length === 2 && args[0]?.text === clsScope.cls.name)) return undefined;
     const mro = this.checker.callables.mro(clsScope.cls, this.summary);
     if (!mro) return undefined;
-    const v = this.checker.callables.superMember(mro, 1, attr);
+    const v = this.checker.callables.superMember(mro, 1, attr, (cls, summary) => this.checker.receivers.decoratorChanges(cls, summary, attr));
     if (!v) return undefined;
     // __new__ is a static method: super().__new__(cls, ...) passes cls explicitly
     return { spec: this.checker.callables.specOf(v, attr === '__new__' ? 'class' : 'instance'), value: v, superOf: { cls: clsScope.cls, method: attr } };

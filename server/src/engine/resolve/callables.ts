@@ -713,7 +713,8 @@ export class Callables {
   }
 
   /** The next `name` after `start` in a class's MRO (for `super().name(...)`). */
-  superMember(mro: Entry[], start: number, name: string): Value | undefined {
+  /** `decorated` says why a class's decorators may change `name` on it (by default any decorator may). */
+  superMember(mro: Entry[], start: number, name: string, decorated?: (cls: ClassInfo, summary: ModuleSummary) => string | undefined): Value | undefined {
     for (let i = start; i < mro.length; i++) {
       const e = mro[i];
       if (e.kind === 'special') {
@@ -721,7 +722,10 @@ export class Callables {
         return { kind: 'unknown', reason: `${e.name} in the MRO` };
       }
       if (e.kind !== 'class') return { kind: 'unknown', reason: 'an unresolvable class in the MRO' };
-      if (e.cls.decorators.length > 0) return { kind: 'unknown', reason: 'a decorated class in the MRO' };
+      if (e.cls.decorators.length > 0) {
+        const why = decorated ? decorated(e.cls, e.summary) : 'a decorated class in the MRO';
+        if (why) return { kind: 'unknown', reason: why };
+      }
       if (e.cls.members.has(name)) return this.program.classMember(e.cls, e.summary, name);
     }
     return undefined;

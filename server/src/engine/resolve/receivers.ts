@@ -303,6 +303,24 @@ export class Receivers {
    * (custom attribute access or dynamic attributes for `instance` lookups, a class decorator that
    * may patch `attr`, a base the engine cannot see at all).
    */
+  /**
+   * Why the class decorators of `cls` may change what `attr` is on it (undefined: they cannot). A
+   * decorator that may patch or replace the class may change any of its methods; a registry that
+   * hands the class back (maybe after writing some attributes on it) changes those attributes only.
+   */
+  decoratorChanges(cls: ClassInfo, summary: ModuleSummary, attr: string): string | undefined {
+    for (const d of cls.decorators) {
+      const fn = this.decoratorFunction(d, summary);
+      if (!fn?.returnsFirstArg) {
+        const k = this.callables.classDecorator(d, summary);
+        if (k.kind === 'unknown') return `${cls.name} is decorated: ${k.reason}`;
+      }
+      const patched = fn?.patchedAttrs ?? [];
+      if (patched.includes(attr) || patched.includes('*')) return `the decorator of ${cls.name} sets its ${attr}`;
+    }
+    return undefined;
+  }
+
   private walkMro(cls: ClassInfo, summary: ModuleSummary, attr: string, instance: boolean): Unknown | { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; opaque?: string; seenBeforeOpaque: number } {
     const mro = this.callables.mro(cls, summary);
     if (!mro) return unknown(`the MRO of ${cls.name} cannot be worked out`);
@@ -314,17 +332,8 @@ export class Receivers {
       if (e.kind === 'class') {
         if (instance && e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
         if (instance && e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
-        // a class decorator that may patch or replace the class may change any of its methods
-        for (const d of e.cls.decorators) {
-          const fn = this.decoratorFunction(d, e.summary);
-          // a registry that hands the class back (maybe after writing attributes on it) keeps its methods
-          if (!fn?.returnsFirstArg) {
-            const k = this.callables.classDecorator(d, e.summary);
-            if (k.kind === 'unknown') return unknown(`${e.cls.name} is decorated: ${k.reason}`);
-          }
-          const patched = fn?.patchedAttrs ?? [];
-          if (patched.includes(attr) || patched.includes('*')) return unknown(`the decorator of ${e.cls.name} sets its ${attr}`);
-        }
+        const changed = this.decoratorChanges(e.cls, e.summary, attr);
+        if (changed) return unknown(changed);
         classes.push({ cls: e.cls, summary: e.summary });
       } else if (e.kind === 'special' && (TRANSPARENT_BASES.has(e.name) || e.name === 'typing.Protocol')) {
         continue;
@@ -687,7 +696,7 @@ export class Receivers {
       if (i < 0) continue;
       const rest = mro.slice(i + 1);
       if (rest.length === tail.length && rest.every((e, k) => sameEntry(e, tail[k]))) continue;
-      const v = this.callables.superMember(mro, i + 1, method);
+      const v = this.callables.superMember(mro, i + 1, method, (k, ks) => this.decoratorChanges(k, ks, method));
       const key = v ? bindKey(v) : 'nothing';
       if (key === undefined || key !== expected) return `in ${shownName(c.cls)}, super() after ${cls.name} reaches another ${method}`;
     }
