@@ -93,6 +93,10 @@ export class Engine {
       this.baseline = { program, checker: new Checker(program) };
       this.crossVersion = {
         baselineHasModule: (name) => program.findModule(name) !== null,
+        baselineReturns: (module, name) => {
+          const v = program.resolveMember(module, name);
+          return v.kind === 'function' && !v.owner ? v.fn.returns : undefined;
+        },
         baselineHasSource: (name) => {
           const m = program.findModule(name);
           return !!m && !m.compiled && !m.buildFilled && !!m.rel && m.rel.endsWith('.py');

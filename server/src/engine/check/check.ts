@@ -61,6 +61,8 @@ export interface CrossVersion {
   baselineHasModule(name: string): boolean;
   /** The baseline has the module as Python source (a `.py` file or a package's `__init__.py`): no build makes it. */
   baselineHasSource(name: string): boolean;
+  /** The return annotation of the baseline's module-level function `module.name`, if it has one. */
+  baselineReturns?(module: string, name: string): string | undefined;
   /** The baseline's `module.name` is a def or class, and the target defines it, uniquely, in this other module. */
   movedName(module: string, name: string): string | undefined;
   /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr` (with `classLevel`: defines it in its body), by name. */
@@ -1673,8 +1675,11 @@ class FileCheck {
 
   /**
    * `a, b = f(...)` where `f` is a plain function of the target whose return annotation is a tuple
-   * of another fixed length: a ValueError. Methods are left alone (an override may return another
-   * shape), and so are starred targets, code that catches ValueError and code for other versions.
+   * of another fixed length, while the baseline's `f` was annotated with as many elements as are
+   * unpacked: a ValueError. An annotation alone is not enough (real libraries have tuple
+   * annotations that their functions do not keep); the change between the versions is. Methods
+   * are left alone (an override may return another shape), and so are starred targets, code that
+   * catches ValueError and code for other versions.
    */
   private checkUnpack(call: Node, resolved: Resolved, qualname: string): void {
     const parent = call.parent;
@@ -1687,6 +1692,8 @@ class FileCheck {
     if (v.kind !== 'function' || v.owner || resolved.method || resolved.receiver || resolved.receivers || resolved.classReceiver || resolved.superOf) return;
     const returned = v.fn.returns ? fixedTupleLength(v.fn.returns) : undefined;
     if (returned === undefined || returned === targets.length) return;
+    const was = this.opts.crossVersion?.baselineReturns?.(v.summary.name, v.fn.name);
+    if (!was || fixedTupleLength(was) !== targets.length) return;
     if (guardedBy(call, HANDLES_VALUE_ERROR) || otherVersionCode(call)) return;
     const name = qualname.slice(qualname.lastIndexOf('.') + 1);
     this.findings.push({
@@ -1694,7 +1701,8 @@ class FileCheck {
       range: rangeOf(left),
       severity: 'error',
       code: 'unpack-mismatch',
-      message: `${name}() returns ${returned} values in the target (-> ${v.fn.returns}), and this unpacks ${targets.length}: ValueError: ${returned > targets.length ? `too many values to unpack (expected ${targets.length})` : `not enough values to unpack (expected ${targets.length}, got ${returned})`}`,
+      message: `${name}() returns ${returned} values in the target (-> ${v.fn.returns}), and this unpacks ${targets.length} as the baseline's did (-> ${was}): ValueError: ${returned > targets.length ? `too many values to unpack (expected ${targets.length})` : `not enough values to unpack (expected ${targets.length}, got ${returned})`}`,
+      change: `\`${name}\` returns ${returned} values instead of ${targets.length}`,
       callee: qualname,
       param: null,
       fixes: [],
