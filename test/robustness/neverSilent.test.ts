@@ -403,6 +403,31 @@ describe('checks that stay right and linear', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}`), ['7:changed-override']);
   });
 
+  it('shifted-argument: a positional argument that now reaches another parameter, where the one it reached is still there', async () => {
+    const base = tree({ 'lib/__init__.py': 'def pool(n, caching, events=False):\n    pass\nclass Group:\n    def __init__(self, backend, builders, names):\n        pass\ndef renamed(a, b):\n    pass\n' });
+    const target = tree({ 'lib/__init__.py': 'def pool(n, caching, block_size, events=False):\n    pass\nclass Group:\n    def __init__(self, backend, names, spec, builders=None):\n        pass\ndef renamed(a, c):\n    pass\n' });
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const code = [
+      'from lib import pool, Group, renamed',
+      'pool(1, True, False)', // 1: the third argument now goes to block_size
+      'pool(1, True)', // 2: missing block_size: an error, not a shift
+      'pool(1, True, block_size=4, events=True)', // 3: by keyword
+      'Group("b", [], ["n"])', // 4: builders' place now holds names
+      'renamed(1, 2)', // 5: a parameter renamed in place
+      '',
+    ].join('\n');
+    const r = engine.check(code, 'u.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.param}`), ['1:shifted-argument:events', '2:missing-argument:block_size', '4:shifted-argument:builders']);
+    assert.match(r.findings[0].message, /positional argument 3 of pool\(\) now goes to `block_size`; in the baseline it went to `events`/);
+    // without a baseline nothing says where the arguments went before
+    assert.deepEqual((await Engine.open({ targets: [target] })).check(code, 'u.py').findings.map((f) => f.code), ['missing-argument']);
+    // a file that puts its own __init__ on the class decides what the arguments reach
+    const patched = engine.check(`${code}def my_init(self, backend, builders, names):\n    pass\nGroup.__init__ = my_init\n`, 'u.py');
+    assert.deepEqual(patched.findings.map((f) => `${f.range.start.line}:${f.code}`), ['1:shifted-argument', '2:missing-argument']);
+    const sup = engine.check('from lib import Group\nclass Mine(Group):\n    def __init__(self):\n        super().__init__("b", [], ["n"])\n', 'u.py');
+    assert.match(sup.findings[0]?.message ?? '', /positional argument 2 of Group\.__init__\(\) now goes to `names`/);
+  });
+
   it('multiple-values is explained only by a positional parameter added before it, never by an unrelated one', async () => {
     const base = tree({ 'lib/__init__.py': 'def g(a, b, use_mla=False):\n    pass\ndef h(a, use_mla=False):\n    pass\n' });
     const target = tree({ 'lib/__init__.py': 'def g(a, b, use_mla=False, extra=None):\n    pass\ndef h(a, b, use_mla=False):\n    pass\n' });

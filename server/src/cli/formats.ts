@@ -30,6 +30,7 @@ export const RULES: Record<FindingCode, { name: string; help: string }> = {
   deprecated: { name: 'Deprecated', help: 'The target marks the called API as deprecated (a decorator or a DeprecationWarning/FutureWarning).' },
   'changed-override': { name: 'ChangedOverride', help: 'A class overrides a target method whose signature changed between the baseline and the target.' },
   'unpack-mismatch': { name: 'UnpackMismatch', help: 'A call\'s result is unpacked into another number of names than the target function\'s fixed-length tuple return annotation gives.' },
+  'shifted-argument': { name: 'ShiftedArgument', help: 'A positional argument binds to another parameter in the target than in the baseline, which the target still has: a parameter was inserted or moved before it.' },
   'unused-ignore': { name: 'UnusedIgnore', help: 'An `# apidrift: ignore` comment that silences nothing.' },
 };
 

@@ -46,6 +46,7 @@ export type FindingCode =
   | 'deprecated'
   | 'changed-override'
   | 'unpack-mismatch'
+  | 'shifted-argument'
   | 'unused-ignore';
 
 export interface SourceLocation {
@@ -108,4 +109,6 @@ export interface CallInfo {
   changes?: string[];
   /** The parameters of each alternative (for comparing versions). */
   params?: import('./syntax').Param[][];
+  /** How many arguments come first by position, before any keyword or star (for comparing versions). */
+  positional?: number;
 }

@@ -102,6 +102,7 @@ export interface CheckResult {
 /**
  * Attribute names a text sets on objects other than `self` and `cls` (`Scheduler.step = step`,
  * `setattr(obj, "step", f)`): a method a class lacks may be given to it so (a compatibility patch).
+ * Each is also given as `Owner.name`, with the last name of what it is set on.
  */
 export function patchedNames(text: string, byLine?: Map<string, string[]>): string[] {
   const out = new Set<string>();
@@ -119,7 +120,8 @@ function patchedOnLine(line: string, byLine?: Map<string, string[]>): string[] {
   let names = byLine?.get(line);
   if (names === undefined) {
     names = [];
-    for (const m of line.matchAll(/(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) if (!/^(self|cls)$/.test(m[1])) names.push(m[2]);
+    // each name alone, and with the last name of what it is set on (`Layer.__init__`)
+    for (const m of line.matchAll(/(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) if (!/^(self|cls)$/.test(m[1])) names.push(m[2], `${m[1].slice(m[1].lastIndexOf('.') + 1)}.${m[2]}`);
     if (byLine) {
       if (byLine.size >= PATCHED_LINES_KEPT) byLine.clear();
       byLine.set(line, names);
@@ -218,6 +220,12 @@ function attributeTestedBefore(n: Node, attr: string): boolean {
   while (scope.parent && scope.type !== 'function_definition') scope = scope.parent;
   const lines = scope.text.split('\n').slice(0, n.startPosition.row - scope.startPosition.row + 1).join('\n');
   return new RegExp(`\\b(?:hasattr|getattr)\\s*\\([^()]*,\\s*(['"])${attr}\\1`).test(lines);
+}
+
+/** How many arguments come first by position, before any keyword or star. */
+function leadingPositional(args: CallArg[]): number {
+  const at = args.findIndex((a) => a.kind !== 'positional');
+  return at < 0 ? args.length : at;
 }
 
 const HANDLES_TYPE_ERROR = /^TypeError$/;
@@ -1673,6 +1681,12 @@ class FileCheck {
     return { args, nodes };
   }
 
+  /** Whether the file or the project sets the callee's function from outside (`C.__init__ = mine`, `mod.f = g`): its parameters may be others. */
+  private mayBePatched(v: Value, qualname: string): boolean {
+    const names = v.kind === 'class' ? [`${v.cls.name}.__init__`, `${v.cls.name}.__new__`] : v.kind === 'function' && v.owner ? [`${v.owner.name}.${v.fn.name}`] : [qualname.slice(qualname.lastIndexOf('.') + 1)];
+    return names.some((n) => this.patched().includes(n) || !!this.opts.projectPatched?.has(n));
+  }
+
   /**
    * `a, b = f(...)` where `f` is a plain function of the target whose return annotation is a tuple
    * of another fixed length, while the baseline's `f` was annotated with as many elements as are
@@ -1819,6 +1833,7 @@ class FileCheck {
       signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
       definition: first.definition,
       params: spec.alternatives.map((a) => a[a.length - 1].params),
+      positional: spec.alternatives.some((a) => a.some((x) => x.boundPositional)) || this.mayBePatched(resolved.value, spec.qualname) ? 0 : leadingPositional(parsed.args),
     });
     this.checkUnpack(call, resolved, spec.qualname);
     const deprecated = spec.alternatives.every((a) => a.some((x) => x.deprecated !== undefined)) ? spec.alternatives[0].find((x) => x.deprecated !== undefined)?.deprecated : undefined;

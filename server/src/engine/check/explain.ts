@@ -98,6 +98,24 @@ function plainCalls(params: Param[]): CallArg[][] {
   return [byPosition, byKeyword];
 }
 
+/**
+ * The first of `count` positional arguments that reaches another parameter in the target than in
+ * the baseline, where the target still has the baseline's parameter (by name): a parameter was
+ * inserted or moved before it, and the value now lands elsewhere without any error. A parameter
+ * renamed in place is no shift.
+ */
+function shiftedArgument(baseline: Param[], target: Param[], count: number): { index: number; was: string; now: string } | undefined {
+  if (baseline.some((p) => p.preset) || target.some((p) => p.preset)) return undefined;
+  const slots = (ps: Param[]): string[] => ps.filter((p) => p.kind === 'posonly' || p.kind === 'normal').map((p) => p.name);
+  const was = slots(baseline);
+  const now = slots(target);
+  const names = new Set(target.map((p) => p.name));
+  for (let i = 0; i < count && i < was.length && i < now.length; i++) {
+    if (was[i] !== now[i] && names.has(was[i])) return { index: i, was: was[i], now: now[i] };
+  }
+  return undefined;
+}
+
 /** Whether an override's own parameters already accept every call the target's signature allows. */
 function fitsTarget(own: Param[] | undefined, target: Param[]): boolean {
   if (!own) return false;
@@ -154,8 +172,32 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
       }
     }
   }
-  // overrides of methods whose signature changed
   const extra: Finding[] = [];
+  // positional arguments that now reach another parameter, while the one they reached is still there
+  const failed = new Set(target.findings.filter((f) => f.call && f.severity === 'error').map((f) => key(f.call!)));
+  for (const call of target.calls) {
+    const b = baseCalls.get(key(call.extent));
+    if (!b || b.callee !== call.callee || !b.params || !call.params || b.params.length !== 1 || call.params.length !== 1 || failed.has(key(call.extent))) continue;
+    const n = Math.min(call.positional ?? 0, b.positional ?? 0);
+    const shift = shiftedArgument(b.params[0], call.params[0], n);
+    if (!shift) continue;
+    // `Scheduler.__init__`, `pool`
+    const name = call.callee.split('.').slice(/\.__\w+__$/.test(call.callee) ? -2 : -1).join('.');
+    extra.push({
+      file,
+      range: call.range,
+      severity: 'warning',
+      code: 'shifted-argument',
+      message: `positional argument ${shift.index + 1} of ${name}() now goes to \`${shift.now}\`; in the baseline it went to \`${shift.was}\`, which the target still has (pass it by keyword)`,
+      callee: call.callee,
+      param: shift.was,
+      fixes: [],
+      definition: call.definition,
+      call: call.extent,
+      change: `\`${shift.now}\` now comes before \`${shift.was}\``,
+    });
+  }
+  // overrides of methods whose signature changed
   const baseOverrides = new Map(base.overrides.map((o) => [key(o.range), o]));
   for (const o of target.overrides) {
     const b = baseOverrides.get(key(o.range));

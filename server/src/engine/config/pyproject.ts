@@ -34,6 +34,7 @@ export const FINDING_CODES: readonly FindingCode[] = [
   'deprecated',
   'changed-override',
   'unpack-mismatch',
+  'shifted-argument',
   'unused-ignore',
 ];
 
