@@ -403,6 +403,28 @@ describe('checks that stay right and linear', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}`), ['7:changed-override']);
   });
 
+  it('changed-override: a method of the user\'s that a base class of the target now has too, with another signature', async () => {
+    const base = tree({ 'lib/__init__.py': 'class Engine:\n    def step(self):\n        pass\n' });
+    const target = tree({ 'lib/__init__.py': 'class Engine:\n    def step(self):\n        pass\n    def flush(self, batch):\n        pass\nclass Fresh:\n    def flush(self, batch):\n        pass\n' });
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const code = [
+      'from lib import Engine, Fresh',
+      'class Mine(Engine):',
+      '    def flush(self):', // 2: Engine.flush is new, and calls pass a batch
+      '        pass',
+      'class Fits(Engine):',
+      '    def flush(self, batch, force=False):', // 5: takes what Engine.flush takes
+      '        pass',
+      'class New(Fresh):',
+      '    def flush(self):', // 8: Fresh is new as a whole: nothing to compare with
+      '        pass',
+      '',
+    ].join('\n');
+    const r = engine.check(code, 'u.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}`), ['2:changed-override']);
+    assert.match(r.findings[0].message, /lib\.Engine\.flush is new in the target, and this method now overrides it: it will be called as Engine\.flush\(batch\) is/);
+  });
+
   it('shifted-argument: a positional argument that now reaches another parameter, where the one it reached is still there', async () => {
     const base = tree({ 'lib/__init__.py': 'def pool(n, caching, events=False):\n    pass\nclass Group:\n    def __init__(self, backend, builders, names):\n        pass\ndef renamed(a, b):\n    pass\n' });
     const target = tree({ 'lib/__init__.py': 'def pool(n, caching, block_size, events=False):\n    pass\nclass Group:\n    def __init__(self, backend, names, spec, builders=None):\n        pass\ndef renamed(a, c):\n    pass\n' });

@@ -102,6 +102,10 @@ export class Engine {
           return !!m && !m.compiled && !m.buildFilled && !!m.rel && m.rel.endsWith('.py');
         },
         movedName: (module, name) => this.movedName(module, name),
+        baselineHasClass: (module, qualname) => {
+          const c = program.classByQualname(module, qualname);
+          return !!c && !!this.baseline!.checker.callables.mro(c.cls, c.summary);
+        },
         baselineClassHas: (module, qualname, attr, classLevel) => {
           const c = program.classByQualname(module, qualname);
           const mro = c && this.baseline!.checker.callables.mro(c.cls, c.summary);

@@ -67,6 +67,8 @@ export interface CrossVersion {
   movedName(module: string, name: string): string | undefined;
   /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr` (with `classLevel`: defines it in its body), by name. */
   baselineClassHas?(module: string, qualname: string, attr: string, classLevel?: boolean): string | undefined;
+  /** The baseline has class `qualname` of `module`, with its MRO worked out. */
+  baselineHasClass?(module: string, qualname: string): boolean;
   /** The target's own code sets an attribute of this name on objects from outside their class (see `patchedNames`). */
   targetPatches?(attr: string): boolean;
 }
@@ -82,6 +84,8 @@ export interface OverrideInfo {
   /** The override's own parameters (to tell whether it already fits a changed signature). */
   own?: Param[];
   definition: SourceLocation | null;
+  /** With a baseline: the baseline's class of the overridden method is known, and neither it nor its bases had the method (it is new in the target). */
+  newInTarget?: boolean;
 }
 
 export interface CheckResult {
@@ -826,6 +830,7 @@ class FileCheck {
       const base = this.checker.callables.superMember(mro, 1, method, (c, s) => this.checker.receivers.decoratorChanges(c, s, method));
       if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) continue;
       const own = cls.members.get(method)?.find((b) => b.kind === 'def');
+      const cv = this.opts.crossVersion;
       this.overrides.push({
         range: rangeOf(nameNode),
         method,
@@ -833,6 +838,7 @@ class FileCheck {
         params: base.fn.params,
         own: own?.kind === 'def' ? own.fn.params : undefined,
         definition: { file: base.summary.file, line: base.fn.line },
+        ...(cv?.baselineHasClass?.(base.owner.module, base.owner.qualname) && !cv.baselineClassHas?.(base.owner.module, base.owner.qualname, method, true) ? { newInTarget: true } : {}),
       });
     }
   }

@@ -201,7 +201,25 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
   const baseOverrides = new Map(base.overrides.map((o) => [key(o.range), o]));
   for (const o of target.overrides) {
     const b = baseOverrides.get(key(o.range));
-    if (!b) continue;
+    if (!b) {
+      // a method of the user's that a base class of the target now has too: the library calls it
+      // through the new base method's signature
+      if (o.newInTarget && o.own && !fitsTarget(o.own, o.params)) {
+        extra.push({
+          file,
+          range: o.range,
+          severity: 'warning',
+          code: 'changed-override',
+          message: `${o.base} is new in the target, and this method now overrides it: it will be called as ${o.base.slice(o.base.lastIndexOf('.', o.base.lastIndexOf('.') - 1) + 1)}(${o.params.filter((p, i) => i > 0 || !/^(self|cls)$/.test(p.name)).map((p) => p.name).join(', ')}) is`,
+          callee: o.base,
+          param: null,
+          fixes: [],
+          definition: o.definition,
+          change: `\`${o.base}\` was added`,
+        });
+      }
+      continue;
+    }
     const changes = diffParams(b.params, o.params);
     if (changes.length === 0) continue;
     // a base that only came to allow more calls (a parameter given a default, or made positional)
