@@ -197,6 +197,23 @@ describe('receivers', () => {
     }
   });
 
+  it('a name a target module binds once to C(...) is an instance of C where it is imported, unless something rebinds it', async () => {
+    const lib = tempTree({
+      'rlib2/__init__.py': 'from rlib2.reg import REGISTRY\n',
+      'rlib2/reg.py': 'class Registry:\n    def create(self, a):\n        pass\nREGISTRY = Registry()\nOTHER = Registry()\ndef reset():\n    global OTHER\n    OTHER = Registry()\n',
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const code = 'from rlib2 import REGISTRY\nfrom rlib2.reg import OTHER\nREGISTRY.create(1, 2)\nOTHER.create(1, 2)\n';
+      // OTHER is rebound by a function of its module
+      assert.deepEqual(engine.check(code, 'u.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['3:too-many-positional']);
+      // a file that puts its own object there decides what it is
+      assert.deepEqual(engine.check(`${code}import rlib2\nrlib2.REGISTRY = object()\n`, 'u.py').findings, []);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it('an annotation names the class imported under TYPE_CHECKING, also where run time binds the name to a placeholder', async () => {
     const lib = tempTree({ 'tlib/__init__.py': '', 'tlib/conf.py': 'class Conf:\n    def setup(self, a):\n        pass\n' });
     try {

@@ -1010,14 +1010,40 @@ class FileCheck {
       if (r.kind === 'instance') return r;
     }
     const v = this.program.resolveGlobal(this.summary, name);
+    const b = bs.length === 1 ? bs[0] : undefined;
+    // `from m import REGISTRY` where m binds it once to `C(...)`: an instance of C (unless this file
+    // or the project sets that name from outside)
+    if (v.kind === 'unknown' && b?.kind === 'from' && !this.patched().includes(b.name) && !this.opts.projectPatched?.has(b.name)) {
+      const inst = this.moduleInstance(b.module, b.name, 0);
+      if (inst) return inst;
+    }
     // `from m import X` where X moved to another module (reported on the import): its uses are
     // checked against where it lives now, which is what they meet once the import is set right
-    const b = bs.length === 1 ? bs[0] : undefined;
     if (v.kind === 'missing' && b?.kind === 'from' && !this.opts.moduleName) {
       const to = this.opts.crossVersion?.movedName(b.module, b.name);
       if (to) return this.program.resolveMember(to, b.name);
     }
     return v;
+  }
+
+  /**
+   * What a target module binds `name` to, when that is one unconditional `name = C(...)` at its top
+   * level (followed through re-exports) that no function of the module rebinds (`global name`):
+   * an instance of the class the call builds.
+   */
+  private moduleInstance(module: string, name: string, depth: number): Instance | undefined {
+    if (depth > 3 || this.program.isUserModule(module.split('.')[0])) return undefined;
+    const s = this.program.summary(module);
+    const bs = s?.bindings.get(name);
+    if (!s || !bs || bs.length !== 1 || bs[0].conditional || s.dynamic) return undefined;
+    const b = bs[0];
+    if (b.kind === 'from') return this.moduleInstance(b.module, b.name, depth + 1);
+    if (b.kind !== 'value' || b.expr.kind !== 'call') return undefined;
+    const file = this.program.findModule(module);
+    const text = file?.rel ? file.root.readText(file.rel) : undefined;
+    if (!text || new RegExp(`\\bglobal\\s[^\\n]*\\b${name}\\b`).test(text)) return undefined;
+    const r = this.checker.receivers.callResult(this.program.evalExpr(b.expr.callee, s));
+    return r.kind === 'instance' ? r : undefined;
   }
 
   /**
