@@ -425,6 +425,45 @@ describe('checks that stay right and linear', () => {
     assert.match(r.findings[0].message, /lib\.Engine\.flush is new in the target, and this method now overrides it: it will be called as Engine\.flush\(batch\) is/);
   });
 
+  it('changed-override: a class of the user\'s that ABCMeta built with the baseline and refuses with the target (an abstract method renamed)', async () => {
+    const lib = (hook: string): string =>
+      ['from abc import ABC, abstractmethod', 'class Impl(ABC):', '    @abstractmethod', `    def ${hook}(self, q):`, '        pass', '    def run(self):', '        pass', 'class Plain:', '    def run(self):', '        pass', ''].join('\n');
+    const base = tree({ 'lib/__init__.py': lib('forward_decode') });
+    const target = tree({ 'lib/__init__.py': lib('forward_mqa') });
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const code = [
+      'from lib import Impl, Plain',
+      'class MyImpl(Impl):', // 1: implements the baseline's abstract method only
+      '    def forward_decode(self, q):',
+      '        pass',
+      'class Both(Impl):', // 4: implements both
+      '    def forward_decode(self, q):',
+      '        pass',
+      '    def forward_mqa(self, q):',
+      '        pass',
+      'class Half(Impl):', // 9: abstract with the baseline too (an intermediate class)
+      '    pass',
+      'class Other(Plain):', // 11: no ABCMeta
+      '    pass',
+      'from torch.nn import Module',
+      'class After(Impl, Module):', // 14: a base the engine cannot see, after Impl in the MRO
+      '    def forward_decode(self, q):',
+      '        pass',
+      'class Before(Module, Impl):', // 17: ... and before it: it may implement forward_mqa
+      '    def forward_decode(self, q):',
+      '        pass',
+      '',
+    ].join('\n');
+    const r = engine.check(code, 'u.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}`), ['1:changed-override', '14:changed-override']);
+    assert.match(r.findings[0].message, /does not implement lib\.Impl\.forward_mqa, abstract in the target: it can no longer be instantiated/);
+    // the same, keystroke by keystroke: the class header is re-checked when a method is added
+    const inc = await Engine.open({ targets: [target], baseline: [base], incremental: true });
+    inc.check(code, 'u.py');
+    const fixed = code.replace('class MyImpl(Impl):\n', 'class MyImpl(Impl):\n    def forward_mqa(self, q):\n        pass\n');
+    assert.deepEqual(inc.check(fixed, 'u.py').findings.map((f) => `${f.range.start.line}:${f.code}`), ['16:changed-override']);
+  });
+
   it('shifted-argument: a positional argument that now reaches another parameter, where the one it reached is still there', async () => {
     const base = tree({ 'lib/__init__.py': 'def pool(n, caching, events=False):\n    pass\nclass Group:\n    def __init__(self, backend, builders, names):\n        pass\ndef renamed(a, b):\n    pass\n' });
     const target = tree({ 'lib/__init__.py': 'def pool(n, caching, block_size, events=False):\n    pass\nclass Group:\n    def __init__(self, backend, names, spec, builders=None):\n        pass\ndef renamed(a, c):\n    pass\n' });

@@ -10,7 +10,7 @@ import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
-import { absoluteModule, type Binding, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
+import { absoluteModule, type Binding, type FunctionInfo, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
@@ -86,6 +86,11 @@ export interface OverrideInfo {
   definition: SourceLocation | null;
   /** With a baseline: the baseline's class of the overridden method is known, and neither it nor its bases had the method (it is new in the target). */
   newInTarget?: boolean;
+  /**
+   * Not an override: `done` marks a user class (at `range`, its name) whose abstract methods were
+   * looked for, `missing` an abstract method of the target that nothing along its MRO implements.
+   */
+  abstract?: 'done' | 'missing';
 }
 
 export interface CheckResult {
@@ -626,6 +631,13 @@ class FileCheck {
     const { def, body, headerEnd } = parts;
     const defDepth = def === c ? 1 : 2;
     const start = c.startPosition;
+    const name = def.childForFieldName('name')?.text ?? '';
+    const b = this.summary.bindings.get(name);
+    const hit = b?.find((x) => x.kind === 'class' && x.cls.line === def.startPosition.row + 1);
+    const cls = hit && hit.kind === 'class' ? hit.cls : undefined;
+    // what ABCMeta would refuse depends on the whole class: looked at on every check, outside the units
+    const nameNode = def.childForFieldName('name');
+    if (cls && nameNode && !this.opts.moduleName) this.recordAbstracts(nameNode, cls);
     this.unit(ctx, 'class header', start.row, headerEnd, `${start.column}:${headerEnd - start.row}`, () => {
       if (def !== c) {
         this.tick();
@@ -635,10 +647,6 @@ class FileCheck {
       for (const x of def.namedChildren) if (x && x.id !== body.id) this.visit(x, scope, defDepth + 1);
     });
     yield* this.pause();
-    const name = def.childForFieldName('name')?.text ?? '';
-    const b = this.summary.bindings.get(name);
-    const hit = b?.find((x) => x.kind === 'class' && x.cls.line === def.startPosition.row + 1);
-    const cls = hit && hit.kind === 'class' ? hit.cls : undefined;
     // classes of one name are told apart by their order (members of each see their own class)
     const which = hit && b ? b.indexOf(hit) : -1;
     const inner: Scope = { kind: 'class', node: def, parent: scope, locals: new Map(), globals: new Set(), cls };
@@ -787,7 +795,11 @@ class FileCheck {
           if (hit && hit.kind === 'class') cls = hit.cls;
         }
         inner = { kind: 'class', node, parent: scope, locals: new Map(), globals: new Set(), cls };
-        if (cls && !this.opts.moduleName) this.recordOverrides(node, cls);
+        if (cls && !this.opts.moduleName) {
+          this.recordOverrides(node, cls);
+          const nameNode = node.childForFieldName('name');
+          if (nameNode) this.recordAbstracts(nameNode, cls);
+        }
         break;
       }
       case 'import_statement':
@@ -818,6 +830,60 @@ class FileCheck {
   }
 
   /** Methods of a user class that override a method of a target class (compared across versions). */
+  /**
+   * The abstract methods of the target that nothing along a user class's MRO implements (ABCMeta
+   * refuses to build such a class), recorded for comparing versions. Only where ABCMeta is its
+   * metaclass, never for a Protocol or a decorated class, and only methods defined before any base
+   * the engine cannot see (a base after the definer cannot implement it: the lookup stops first).
+   */
+  private recordAbstracts(nameNode: Node, cls: ClassInfo): void {
+    if (cls.decorators.length > 0) return;
+    const mro = this.checker.callables.mro(cls, this.summary);
+    if (!mro) return;
+    let abc = false;
+    /** Where the first base the engine cannot see stands: it may implement what comes after it. */
+    let unseen = mro.length;
+    for (let i = 0; i < mro.length; i++) {
+      const e = mro[i];
+      if (e.kind === 'special') {
+        if (e.name === 'abc.ABC') abc = true;
+        else if (e.name !== 'object' && e.name !== 'typing.Generic') unseen = Math.min(unseen, i);
+        continue;
+      }
+      if (e.kind !== 'class') {
+        unseen = Math.min(unseen, i);
+        continue;
+      }
+      const meta = e.cls.keywords.get('metaclass');
+      if (meta) {
+        const mv = this.program.evalExpr(meta, e.summary);
+        if (!(mv.kind === 'special' && mv.name === 'abc.ABCMeta')) return;
+        abc = true;
+      }
+    }
+    if (!abc) return;
+    const range = rangeOf(nameNode);
+    this.overrides.push({ range, method: '', base: '', params: [], definition: null, abstract: 'done' });
+    const seen = new Set<string>();
+    for (const e of mro.slice(0, unseen)) {
+      if (e.kind !== 'class') continue;
+      for (const [name, bs] of e.cls.members) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        const last = bs[bs.length - 1];
+        if (last.kind !== 'def' || this.isUser(e.summary) || !this.isAbstract(last.fn, e.summary)) continue;
+        this.overrides.push({ range, method: name, base: `${e.cls.qualname}.${name}`, params: last.fn.params, definition: { file: e.summary.file, line: last.fn.line }, abstract: 'missing' });
+      }
+    }
+  }
+
+  private isAbstract(fn: FunctionInfo, summary: ModuleSummary): boolean {
+    return fn.decorators.some((d) => {
+      const v = this.program.evalExpr(d.kind === 'call' ? d.callee : d, summary);
+      return v.kind === 'special' && v.name === 'abc.abstractmethod';
+    });
+  }
+
   private recordOverrides(classNode: Node, cls: ClassInfo, only?: Node): void {
     const mro = this.checker.callables.mro(cls, this.summary);
     if (!mro) return;

@@ -198,8 +198,28 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     });
   }
   // overrides of methods whose signature changed
-  const baseOverrides = new Map(base.overrides.map((o) => [key(o.range), o]));
+  const baseOverrides = new Map(base.overrides.filter((o) => !o.abstract).map((o) => [key(o.range), o]));
+  // user classes that ABCMeta would build in the baseline (every abstract method implemented) and
+  // refuses to build in the target: an abstract method new there, or renamed
+  const concreteBefore = new Set(base.overrides.filter((o) => o.abstract === 'done').map((o) => key(o.range)));
+  for (const o of base.overrides) if (o.abstract === 'missing') concreteBefore.delete(key(o.range));
   for (const o of target.overrides) {
+    if (o.abstract !== 'missing' || !concreteBefore.has(key(o.range))) continue;
+    extra.push({
+      file,
+      range: o.range,
+      severity: 'warning',
+      code: 'changed-override',
+      message: `this class does not implement ${o.base}, abstract in the target: it can no longer be instantiated (TypeError: Can't instantiate abstract class), where it could be with the baseline`,
+      callee: o.base,
+      param: null,
+      fixes: [],
+      definition: o.definition,
+      change: `\`${o.base}\` is abstract (new, or renamed)`,
+    });
+  }
+  for (const o of target.overrides) {
+    if (o.abstract) continue;
     const b = baseOverrides.get(key(o.range));
     if (!b) {
       // a method of the user's that a base class of the target now has too: the library calls it
