@@ -151,8 +151,10 @@ export function usesInput(engine: Engine, file: string): Checked {
     if (n) uses.push(n);
   };
   for (const c of r.calls) add(c.callee);
-  const seen = new Set(r.calls.map((c) => `${c.extent.start.line}:${c.extent.start.character}`));
-  for (const c of b.calls) if (!seen.has(`${c.extent.start.line}:${c.extent.start.character}`)) add(c.callee);
+  // a call the baseline binds to another name (one that moved, whose uses the target's check
+  // follows to where it lives now) is a use of the baseline's name too
+  const seen = new Map(r.calls.map((c) => [`${c.extent.start.line}:${c.extent.start.character}`, c.callee]));
+  for (const c of b.calls) if (seen.get(`${c.extent.start.line}:${c.extent.start.character}`) !== c.callee) add(c.callee);
   for (const f of r.findings) if (f.code === 'unknown-import' || f.code === 'unknown-attribute' || f.code === 'unknown-module') add(f.callee);
   return { notes, uses };
 }
