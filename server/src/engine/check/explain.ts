@@ -2,7 +2,7 @@
  * With a baseline: the same file is checked against both versions, and each finding in the
  * target is explained by what changed at that call between the two.
  */
-import type { CheckResult } from './check';
+import type { CheckResult, OverrideInfo } from './check';
 import { bindCall, type CallArg } from './bind';
 import type { Sig } from '../resolve/callables';
 import { diffParams, type ParamChange } from '../report/diff';
@@ -173,6 +173,10 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     }
   }
   const extra: Finding[] = [];
+  /** A warning about an override (or a class) of the user's, at `o.range`, about the target's `o.base`. */
+  const overrideWarning = (o: OverrideInfo, message: string, change: string): void => {
+    extra.push({ file, range: o.range, severity: 'warning', code: 'changed-override', message, callee: o.base, param: null, fixes: [], definition: o.definition, change });
+  };
   // positional arguments that now reach another parameter, while the one they reached is still there
   const failed = new Set(target.findings.filter((f) => f.call && f.severity === 'error').map((f) => key(f.call!)));
   for (const call of target.calls) {
@@ -205,18 +209,7 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
   for (const o of base.overrides) if (o.abstract === 'missing') concreteBefore.delete(key(o.range));
   for (const o of target.overrides) {
     if (o.abstract !== 'missing' || !concreteBefore.has(key(o.range))) continue;
-    extra.push({
-      file,
-      range: o.range,
-      severity: 'warning',
-      code: 'changed-override',
-      message: `this class does not implement ${o.base}, abstract in the target: it can no longer be instantiated (TypeError: Can't instantiate abstract class), where it could be with the baseline`,
-      callee: o.base,
-      param: null,
-      fixes: [],
-      definition: o.definition,
-      change: `\`${o.base}\` is abstract (new, or renamed)`,
-    });
+    overrideWarning(o, `this class does not implement ${o.base}, abstract in the target: it can no longer be instantiated (TypeError: Can't instantiate abstract class), where it could be with the baseline`, `\`${o.base}\` is abstract (new, or renamed)`);
   }
   for (const o of target.overrides) {
     if (o.abstract) continue;
@@ -225,18 +218,9 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
       // a method of the user's that a base class of the target now has too: the library calls it
       // through the new base method's signature
       if (o.newInTarget && o.own && !fitsTarget(o.own, o.params)) {
-        extra.push({
-          file,
-          range: o.range,
-          severity: 'warning',
-          code: 'changed-override',
-          message: `${o.base} is new in the target, and this method now overrides it: it will be called as ${o.base.slice(o.base.lastIndexOf('.', o.base.lastIndexOf('.') - 1) + 1)}(${o.params.filter((p, i) => i > 0 || !/^(self|cls)$/.test(p.name)).map((p) => p.name).join(', ')}) is`,
-          callee: o.base,
-          param: null,
-          fixes: [],
-          definition: o.definition,
-          change: `\`${o.base}\` was added`,
-        });
+        const shown = o.base.slice(o.base.lastIndexOf('.', o.base.lastIndexOf('.') - 1) + 1);
+        const params = o.params.filter((p, i) => i > 0 || !/^(self|cls)$/.test(p.name)).map((p) => p.name);
+        overrideWarning(o, `${o.base} is new in the target, and this method now overrides it: it will be called as ${shown}(${params.join(', ')}) is`, `\`${o.base}\` was added`);
       }
       continue;
     }
@@ -250,18 +234,8 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     // one that requires an argument neither version of the base takes is not called through the
     // base's signature: the change tells nothing of it
     if (o.own && requiresForeign(o.own, b.params, o.params)) continue;
-    extra.push({
-      file,
-      range: o.range,
-      severity: 'warning',
-      code: 'changed-override',
-      message: `${o.base} changed between the baseline and the target (${changes.map((c) => c.message).join('; ')}): this override will be called with the new arguments`,
-      callee: o.base,
-      param: null,
-      fixes: [],
-      definition: o.definition,
-      change: changes.map((c) => c.message).join('; '),
-    });
+    const what = changes.map((c) => c.message).join('; ');
+    overrideWarning(o, `${o.base} changed between the baseline and the target (${what}): this override will be called with the new arguments`, what);
   }
   target.findings.push(...extra);
   target.findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
