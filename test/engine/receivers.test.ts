@@ -197,6 +197,34 @@ describe('receivers', () => {
     }
   });
 
+  it('an attribute given back a value it held (saved = self.x ... self.x = saved) adds no class; one given another attribute\'s value does', async () => {
+    const lib = tempTree({ 'rlib3/__init__.py': 'class Base:\n    pass\nclass Batch:\n    def refresh(self):\n        pass\n' });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const code = [
+        'from rlib3 import Base, Batch', // 1
+        'class Runner(Base):', // 2
+        '    def __init__(self):', // 3
+        '        self.batch = Batch()', // 4
+        '        self.spare = Batch()', // 5
+        '    def swap(self):', // 6
+        '        saved = self.batch', // 7
+        '        self.batch = saved', // 8
+        '        other = self.batch', // 9
+        '        self.spare = other.refresh', // 10: another value
+        '    def run(self):', // 11
+        '        self.batch.refresh(1)', // 12
+        '        self.spare.refresh(1)', // 13
+        '',
+      ].join('\n');
+      const r = engine.check(code, 'u.py');
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['12:too-many-positional']);
+      assert.equal(r.calls.find((c) => c.range.start.line === 12)?.status, 'untraced');
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it('a name a target module binds once to C(...) is an instance of C where it is imported, unless something rebinds it', async () => {
     const lib = tempTree({
       'rlib2/__init__.py': 'from rlib2.reg import REGISTRY\n',

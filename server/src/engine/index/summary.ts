@@ -1128,6 +1128,11 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
       // `self.x = y` where the method binds its local `y` once, to a call: what that call gives
       if (name && name[1] !== self && !params.some((p) => p.name === name[1])) {
         const bound = soleBinding(raw, name[1], at);
+        // `saved = self.x` ... `self.x = saved`: the attribute given back a value it held adds no class
+        if (bound !== undefined && new RegExp(`^[ \\t]*=[ \\t]*${self}\\.${m[1]}[ \\t]*(#[^\\n]*)?(\\r?\\n|$)`).test(raw.slice(bound))) {
+          add(m[1], 'none');
+          continue;
+        }
         const d = bound === undefined ? undefined : callValue(raw, bound, self, params, local, where);
         if (d && d !== '?') {
           add(m[1], d);
