@@ -1711,6 +1711,37 @@ class FileCheck {
     return true;
   }
 
+  /**
+   * A call on a receiver that holds an instance of one of several classes, none of whose methods
+   * binds it (each in its own way): one finding that says what each says.
+   */
+  private noneBinds(call: Node, nameNode: Node, spec: Extract<CallSpec, { kind: 'known' }>, results: Outcome): void {
+    this.callsChecked++;
+    const first = spec.alternatives[0][spec.alternatives[0].length - 1];
+    this.calls.push({
+      range: rangeOf(nameNode),
+      extent: rangeOf(call),
+      callee: spec.qualname,
+      signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
+      definition: first.definition,
+      params: spec.alternatives.map((a) => a[a.length - 1].params),
+    });
+    // each alternative in its own words (its messages name its method)
+    const said = results.map((r) => r[0].error.message);
+    this.findings.push({
+      file: this.opts.file,
+      range: rangeOf(nameNode),
+      severity: 'error',
+      code: results[0][0].error.kind,
+      message: `no class the receiver may hold takes this call (${said.join('; ')})`,
+      callee: spec.qualname,
+      param: results[0][0].error.param,
+      fixes: [],
+      definition: first.definition,
+      call: rangeOf(call),
+    });
+  }
+
   private unknownCall(call: Node, nameNode: Node, callee: string, reason: string): void {
     this.callsUnknown++;
     this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee, signatures: [], definition: null, status: 'unknown', unknownReason: reason });
@@ -1850,6 +1881,11 @@ class FileCheck {
     if (resolved.receivers) {
       // each class the receiver may hold must bind the call the same way
       const keys = new Set(results.map((r) => outcomeKey([r])));
+      // ... or none may bind it at all: whichever it holds, the call raises TypeError
+      if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !otherVersionCode(call) && !guardedBy(call, HANDLES_TYPE_ERROR) && !this.opts.projectPending) {
+        this.noneBinds(call, nameNode, spec, results);
+        return;
+      }
       if (keys.size > 1) {
         this.unknownCall(call, nameNode, spec.qualname, `it may hold an instance of ${resolved.receivers.map((r) => r.cls.name).join(' or ')}, whose ${resolved.method} bind the call differently`);
         return;
