@@ -231,6 +231,9 @@ function attributeTestedBefore(n: Node, attr: string): boolean {
   return new RegExp(`\\b(?:hasattr|getattr)\\s*\\([^()]*,\\s*(['"])${attr}\\1`).test(lines);
 }
 
+/** Per target module summary: the names its functions declare `global` ('*': unknown). */
+const reboundGlobals = new WeakMap<ModuleSummary, Set<string> | '*'>();
+
 /** How many arguments come first by position, before any keyword or star. */
 function leadingPositional(args: CallArg[]): number {
   const at = args.findIndex((a) => a.kind !== 'positional');
@@ -1105,11 +1108,25 @@ class FileCheck {
     const b = bs[0];
     if (b.kind === 'from') return this.moduleInstance(b.module, b.name, depth + 1);
     if (b.kind !== 'value' || b.expr.kind !== 'call') return undefined;
-    const file = this.program.findModule(module);
-    const text = file?.rel ? file.root.readText(file.rel) : undefined;
-    if (!text || new RegExp(`\\bglobal\\s[^\\n]*\\b${name}\\b`).test(text)) return undefined;
+    if (this.reboundByFunction(module, s, name)) return undefined;
     const r = this.checker.receivers.callResult(this.program.evalExpr(b.expr.callee, s));
     return r.kind === 'instance' ? r : undefined;
+  }
+
+  /**
+   * Whether a function of target module `module` rebinds its global `name` (`global name`), read
+   * from the module's file once per summary (a summary stands for one content of the file).
+   */
+  private reboundByFunction(module: string, summary: ModuleSummary, name: string): boolean {
+    let known = reboundGlobals.get(summary);
+    if (!known) {
+      const file = this.program.findModule(module);
+      const text = file?.rel ? file.root.readText(file.rel) : undefined;
+      // names after `global` (no text: every name counts as rebound)
+      known = text === undefined ? '*' : new Set([...text.matchAll(/\bglobal[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)/g)].flatMap((m) => m[1].split(',').map((x) => x.trim())));
+      reboundGlobals.set(summary, known);
+    }
+    return known === '*' || known.has(name);
   }
 
   /**
@@ -1711,11 +1728,8 @@ class FileCheck {
     return true;
   }
 
-  /**
-   * A call on a receiver that holds an instance of one of several classes, none of whose methods
-   * binds it (each in its own way): one finding that says what each says.
-   */
-  private noneBinds(call: Node, nameNode: Node, spec: Extract<CallSpec, { kind: 'known' }>, results: Outcome): void {
+  /** Counts a call whose binding was decided and records it; gives the signature its messages name. */
+  private checkedCall(call: Node, nameNode: Node, spec: Extract<CallSpec, { kind: 'known' }>, positional?: number): Sig {
     this.callsChecked++;
     const first = spec.alternatives[0][spec.alternatives[0].length - 1];
     this.calls.push({
@@ -1725,7 +1739,17 @@ class FileCheck {
       signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
       definition: first.definition,
       params: spec.alternatives.map((a) => a[a.length - 1].params),
+      ...(positional !== undefined ? { positional } : {}),
     });
+    return first;
+  }
+
+  /**
+   * A call on a receiver that holds an instance of one of several classes, none of whose methods
+   * binds it (each in its own way): one finding that says what each says.
+   */
+  private noneBinds(call: Node, nameNode: Node, spec: Extract<CallSpec, { kind: 'known' }>, results: Outcome): void {
+    const first = this.checkedCall(call, nameNode, spec);
     // each alternative in its own words (its messages name its method)
     const said = results.map((r) => r[0].error.message);
     this.findings.push({
@@ -1958,17 +1982,7 @@ class FileCheck {
       this.unknownCall(call, nameNode, spec.qualname, 'it runs in a try whose except catches TypeError, the error of a call that does not bind');
       return;
     }
-    this.callsChecked++;
-    const first = spec.alternatives[0][spec.alternatives[0].length - 1];
-    this.calls.push({
-      range: rangeOf(nameNode),
-      extent: rangeOf(call),
-      callee: spec.qualname,
-      signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
-      definition: first.definition,
-      params: spec.alternatives.map((a) => a[a.length - 1].params),
-      positional: spec.alternatives.some((a) => a.some((x) => x.boundPositional)) || this.mayBePatched(resolved.value, spec.qualname) ? 0 : leadingPositional(parsed.args),
-    });
+    const first = this.checkedCall(call, nameNode, spec, spec.alternatives.some((a) => a.some((x) => x.boundPositional)) || this.mayBePatched(resolved.value, spec.qualname) ? 0 : leadingPositional(parsed.args));
     this.checkUnpack(call, resolved, spec.qualname);
     const deprecated = spec.alternatives.every((a) => a.some((x) => x.deprecated !== undefined)) ? spec.alternatives[0].find((x) => x.deprecated !== undefined)?.deprecated : undefined;
     if (deprecated !== undefined && !this.opts.moduleName) {
