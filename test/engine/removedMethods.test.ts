@@ -282,4 +282,42 @@ describe('methods the target removed', () => {
     // without a baseline, no evidence
     assert.deepEqual((await Engine.open({ targets: [now] })).check(user, 'user.py').findings, []);
   });
+  it('are reported on a class whose only base outside the target is torch.nn.Module, unless the name is one of its own or one an instance registers', async () => {
+    const model = (embed: string, overrides: boolean, register = '"cache"'): Record<string, string> => ({
+      'lib/__init__.py': '',
+      'lib/model.py': [
+        'import torch.nn as nn',
+        '',
+        'class Model(nn.Module):',
+        '    def __init__(self, n):',
+        '        super().__init__()',
+        `        self.register_buffer(${register}, n, persistent=False)`,
+        '',
+        `    def ${embed}(self, ids):`,
+        '        return ids',
+        '',
+        ...(overrides ? ['    def state_dict(self):', '        return {}', '', '    def to_device(self):', '        return self', ''] : []),
+      ].join('\n'),
+    });
+    const oldLib = tempTree(model('get_input_embeddings', true));
+    const newLib = tempTree(model('embed_input_ids', false));
+    const user = [
+      'from lib.model import Model', // 1
+      '', // 2
+      'class MyModel(Model):', // 3
+      '    def run(self, ids):', // 4
+      '        x = self.get_input_embeddings(ids)', // 5: renamed in the target: reported
+      '        self.state_dict()', // 6: removed override, torch.nn.Module still has it
+      '        self.cache.zero_()', // 7: a registered buffer
+      '        self._apply(None)', // 8: a private name torch.nn.Module may have
+      '        return self.to_device()', // 9: removed, torch.nn.Module has no such name
+      '',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [newLib], baseline: [oldLib] });
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['5:unknown-attribute', '9:unknown-attribute']);
+    // a name registered by a computed name may be any name: nothing is said to be absent
+    const computed = tempTree(model('embed_input_ids', false, 'n'));
+    const e2 = await Engine.open({ targets: [computed], baseline: [oldLib] });
+    assert.deepEqual(lines(e2.check(user, 'user.py')), []);
+  });
 });

@@ -1609,6 +1609,7 @@ class FileCheck {
         const v = this.checker.receivers.member(base, attr);
         // the user's own classes that derive from nothing in the target are not audited
         if (v.kind === 'unknown') return this.targetish(base) ? { untraced: v.reason, absent: v.absent ? { inst: base, attr } : undefined } : undefined;
+        if (v.kind === 'instance') return this.instanceCallSpec(v);
         return { spec: this.checker.callables.specOf(v, 'instance'), value: v, receiver: base, method: attr };
       }
       if (isInstanceUnion(base)) {
@@ -1627,6 +1628,7 @@ class FileCheck {
     if (fn.type === 'identifier') {
       const v = this.resolveName(fn.text, scope);
       if (!v || v.kind === 'external' || v.kind === 'missing' || v.kind === 'special') return undefined;
+      if (v.kind === 'instance') return this.instanceCallSpec(v);
       return { spec: this.checker.callables.specOf(v, 'plain'), value: v };
     }
     if (fn.type === 'subscript') {
@@ -1638,6 +1640,13 @@ class FileCheck {
       return { spec: this.checker.callables.specOf(v, 'plain'), value: v };
     }
     return undefined;
+  }
+
+  /** `obj(...)` on an instance: the method that `__call__` runs (see `Receivers.instanceCall`), as a method call on it. */
+  private instanceCallSpec(inst: Instance): Resolved | { untraced: string } | undefined {
+    const { value, method } = this.checker.receivers.instanceCall(inst);
+    if (value.kind === 'unknown') return this.targetish(inst) ? { untraced: value.reason } : undefined;
+    return { spec: this.checker.callables.specOf(value, 'instance'), value, receiver: inst, method };
   }
 
   /**

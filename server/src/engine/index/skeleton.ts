@@ -285,7 +285,8 @@ function rowsText(text: string, rowStart: number[], first: number, last: number)
 }
 
 /**
- * Bodies the summary parses: decorator factories, module __getattr__, deprecations, `return <first param>`.
+ * Bodies the summary parses: decorator factories, module __getattr__, deprecations, `return <first
+ * param>`, `return f(<first param>, ...)`.
  * A body whose last statement returns nothing it names (no `return` on its last line at its own
  * level) yields no such fact, whatever it holds. When that last statement is plainly `return X`,
  * the body matters only when X is the first parameter or a function defined at the body's own
@@ -299,14 +300,21 @@ function bodyMatters(name: string, header: () => string, heads: () => string[], 
   // the parameter a call's first argument goes to: after `cls` in a classmethod
   const first = (classMethod ? /\(\s*[A-Za-z_]\w*\s*(?::[^,()]*)?,\s*\*{0,2}\s*([A-Za-z_]\w*)/ : /\(\s*\*{0,2}\s*([A-Za-z_]\w*)/).exec(h0)?.[1];
   const defined = (n: string): boolean => topHeads().some((h) => DEF_NAME.exec(h)?.[2] === n);
+  // `if obj is not None: return ...` at the body's own level decides what the rest returns
+  if (first && topHeads().some((h) => new RegExp(`^if\\s+${first}\\s+is\\s+(?:not\\s+)?None\\s*:`).test(h))) return true;
   if (returned !== undefined && !NON_ASCII.test(h0)) {
     if (returned === first) return true;
     if (returned !== '') return defined(returned);
+    const last = topHeads().pop() ?? '';
+    // `return finish(obj, ...)`: a function that may hand the first parameter back
+    if (first && new RegExp(`^return\\s+[A-Za-z_]\\w*\\s*\\(\\s*(?:${first}\\s*[,)]|(?:#.*)?$)`).test(last)) return true;
     // `return a if obj is None else b`: either name may be what the function returns
-    return conditionalReturns(topHeads().pop() ?? '').some((n) => n === first || defined(n));
+    return conditionalReturns(last).some((n) => n === first || defined(n));
   }
   for (const h of heads()) {
     if (h.startsWith('def ') || h.startsWith('async def ')) return true;
+    // `return finish(` with its arguments on the lines below
+    if (first && /^return\s+[A-Za-z_]\w*\s*\(\s*(?:#.*)?$/.test(h)) return true;
     // a return spread over lines (`return obj if obj is not None \`): any mention of the first parameter
     if (first && h.startsWith('return') && new RegExp(`(?<![\\w.])${first}(?!\\w|\\s*[.([])`).test(h)) return true;
   }

@@ -42,8 +42,23 @@ export interface FunctionInfo {
   returns?: string;
   /** Decorators that return their first parameter: the attributes they write on it (`*`: computed names). */
   patchedAttrs?: string[];
+  /**
+   * Decorator analysis, where `returnsFirstArg` does not hold: called with an object (not None) as
+   * its first positional argument, the function hands that same object back on every path, maybe
+   * after writing attributes on it (`patched`: names, `*` for computed ones, `$NAME` for a name a
+   * `setattr` takes from the variable NAME), appending bases to it (`obj.__bases__ = obj.__bases__ +
+   * (X,)`: `bases`), or by returning what functions it names (`through`, looked up where the
+   * function is defined) return when given the object first (`return _finish(obj, options)`).
+   */
+  handsBack?: HandsBack;
   /** `__new__`: every `return` hands back `super().__new__(...)` or `object.__new__(...)` (an instance of the class or a subclass). */
   newBuildsInstance?: boolean;
+}
+
+export interface HandsBack {
+  patched: string[];
+  bases: Expr[];
+  through: string[];
 }
 
 export interface FieldInfo {
@@ -324,7 +339,7 @@ function attributesWritten(body: Node, name: string): string[] {
       const args = n.childForFieldName('arguments')?.namedChildren ?? [];
       if ((f === 'setattr' || f === 'type.__setattr__') && args[0]?.text === name) {
         const lit = args[1] ? stringValue(args[1]) : undefined;
-        out.add(lit ?? '*');
+        out.add(lit ?? (args[1]?.type === 'identifier' ? `$${args[1].text}` : '*'));
       }
     }
     for (const c of n.namedChildren) if (c && c.type !== 'function_definition' && c.type !== 'class_definition') visit(c);
@@ -333,8 +348,11 @@ function attributesWritten(body: Node, name: string): string[] {
   return [...out].sort();
 }
 
-/** The body rebinds `name`, or patches what calling it does (`name.__init__ = ...`, `setattr(name, ...)`). */
-function patchesOrRebinds(body: Node, name: string): boolean {
+/**
+ * The body rebinds `name`, or patches what calling it does (`name.__init__ = ...`, `setattr(name,
+ * ...)`); with `namesOnly`, only whether it rebinds the name.
+ */
+function patchesOrRebinds(body: Node, name: string, namesOnly = false): boolean {
   let found = false;
   const bindsName = (target: Node | null): void => {
     if (!target) return;
@@ -343,8 +361,9 @@ function patchesOrRebinds(body: Node, name: string): boolean {
       return;
     }
     if (target.type === 'attribute') {
+      if (namesOnly) return;
       const t = target.text.replace(/\s+/g, '');
-      if (t.startsWith(name + '.') && /^(\w+)\.(__init__|__new__|__call__|__signature__|__defaults__|__kwdefaults__|__code__|__wrapped__)$/.test(t)) found = true;
+      if (t.startsWith(name + '.') && /^(\w+)\.(__init__|__new__|__call__|__signature__|__defaults__|__kwdefaults__|__code__|__wrapped__|__bases__|__class__|__dict__)$/.test(t)) found = true;
       return;
     }
     if (target.type === 'subscript') return;
@@ -361,7 +380,7 @@ function patchesOrRebinds(body: Node, name: string): boolean {
     if (n.type === 'call') {
       const f = n.childForFieldName('function')?.text;
       const first = n.childForFieldName('arguments')?.namedChildren[0];
-      if ((f === 'setattr' || f === 'type.__setattr__' || f === 'object.__setattr__') && first?.text === name) found = true;
+      if (!namesOnly && (f === 'setattr' || f === 'type.__setattr__' || f === 'object.__setattr__') && first?.text === name) found = true;
     }
     for (const c of n.namedChildren) if (c) visit(c);
   };
@@ -422,9 +441,23 @@ function returnSites(body: Node, first: string): ReturnSite[] | undefined {
       }
       return;
     }
+    if (n.type === 'block') {
+      visitBlock(statements(n), assume);
+      return;
+    }
     for (const c of n.namedChildren) if (c) visit(c, assume);
   };
-  for (const s of statements(body)) visit(s, undefined);
+  // after `if first is None: ... return` (no else), the rest of the block runs with the opposite
+  const visitBlock = (stmts: Node[], assume: Assumption): void => {
+    for (const s of stmts) {
+      visit(s, assume);
+      if (assume !== undefined || s.type !== 'if_statement' || s.childrenForFieldName('alternative').some((a) => !!a)) continue;
+      const t = noneTest(s.childForFieldName('condition'), first);
+      const consequence = s.childForFieldName('consequence');
+      if (t !== undefined && consequence && endsWithExit(statements(consequence))) assume = !t;
+    }
+  };
+  visitBlock(statements(body), undefined);
   return generator ? undefined : out;
 }
 
@@ -686,6 +719,10 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     for (const fi of identities.values()) for (const a of fi.patchedAttrs ?? []) patched.add(a);
     if (patched.size) info.patchedAttrs = [...patched].sort();
   }
+  if (first && !info.returnsFirstArg) {
+    const hb = handsBackOf(body, stmts, sites, first, new Set(params.map((p) => p.name)));
+    if (hb) info.handsBack = hb;
+  }
   let innerName = soleReturned(body, sites, first ?? '', undefined);
   let whenNone = false;
   if (first && (innerName === undefined || innerName === first) && p0.defaultText === 'None') {
@@ -722,6 +759,102 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     }
   }
   return info;
+}
+
+/** Attributes whose writing makes a class another kind of object, or every lookup on it another. */
+const CLASS_INTERNALS = new Set(['__class__', '__dict__', '__mro__']);
+const LOOKUP_HOOKS = new Set(['__getattr__', '__getattribute__']);
+
+/**
+ * See `FunctionInfo.handsBack`: every return reachable with `first` not None gives `first`, or a
+ * call that hands `first` (positionally first) to a nested function that hands it back, or to a
+ * function named outside the body; `first` is never rebound.
+ */
+function handsBackOf(body: Node, stmts: Node[], sites: ReturnSite[], first: string, params: Set<string>): HandsBack | undefined {
+  if (!endsWithExit(stmts)) return undefined;
+  const raw = body.text;
+  const nested = new Map<string, Node>();
+  for (const s of stmts) {
+    const d = definitionOf(s);
+    const nm = d?.type === 'function_definition' ? d.childForFieldName('name')?.text : undefined;
+    if (d && nm) nested.set(nm, s);
+  }
+  const patched = new Set<string>();
+  const bases: Expr[] = [];
+  const through = new Set<string>();
+  const outside = (g: string): boolean => !nested.has(g) && !rebinds(raw, g);
+  let any = false;
+  for (const site of sites) {
+    if (site.assume === true) continue;
+    any = true;
+    const v = site.value;
+    if (v?.type === 'identifier' && v.text === first) continue;
+    if (v?.type !== 'call') return undefined;
+    const fn = v.childForFieldName('function');
+    const args = v.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    if (fn?.type !== 'identifier' || !args?.length || args[0].type !== 'identifier' || args[0].text !== first) return undefined;
+    const g = fn.text;
+    const s = nested.get(g);
+    if (!s) {
+      if (!outside(g)) return undefined;
+      through.add(g);
+      continue;
+    }
+    const d = definitionOf(s)!;
+    if (decoratorsOf(s).length > 0 || rebinds(raw, g)) return undefined;
+    const fi = functionInfo(d, [], true);
+    if (fi.returnsFirstArg) {
+      for (const a of fi.patchedAttrs ?? []) patched.add(a);
+      continue;
+    }
+    if (!fi.handsBack || !fi.handsBack.through.every(outside)) return undefined;
+    for (const a of fi.handsBack.patched) patched.add(a);
+    bases.push(...fi.handsBack.bases);
+    for (const t of fi.handsBack.through) through.add(t);
+  }
+  if (!any || patchesOrRebinds(body, first, true)) return undefined;
+  for (const a of attributesWritten(body, first)) {
+    if (CLASS_INTERNALS.has(a)) return undefined;
+    if (a !== '__bases__') patched.add(LOOKUP_HOOKS.has(a) ? '*' : a);
+  }
+  const appended = appendedBases(body, first);
+  if (!appended) return undefined;
+  bases.push(...appended);
+  // `setattr(obj, NAME, ...)` names a module constant only where no parameter or local takes the name
+  const named = [...patched].map((a) => (a.startsWith('$') && (params.has(a.slice(1)) || rebinds(raw, a.slice(1))) ? '*' : a));
+  return { patched: [...new Set(named)].sort(), bases, through: [...through] };
+}
+
+/** The bases a body appends to class `name` (`name.__bases__ = name.__bases__ + (X,)`, `+=`); undefined for any other write of them. */
+function appendedBases(body: Node, name: string): Expr[] | undefined {
+  const out: Expr[] = [];
+  let ok = true;
+  const own = `${name}.__bases__`;
+  const visit = (n: Node): void => {
+    if (!ok) return;
+    if ((n.type === 'assignment' || n.type === 'augmented_assignment') && n.childForFieldName('left')?.text.replace(/\s+/g, '') === own) {
+      let right = n.childForFieldName('right');
+      if (n.type === 'assignment') {
+        if (right?.type !== 'binary_operator' || right.child(1)?.text !== '+' || right.childForFieldName('left')?.text.replace(/\s+/g, '') !== own) {
+          ok = false;
+          return;
+        }
+        right = right.childForFieldName('right');
+      } else if (n.child(1)?.text !== '+=') {
+        ok = false;
+        return;
+      }
+      if (right?.type !== 'tuple') {
+        ok = false;
+        return;
+      }
+      for (const c of right.namedChildren) if (c && c.type !== 'comment') out.push(toExpr(c));
+      return;
+    }
+    for (const c of n.namedChildren) if (c && c.type !== 'function_definition' && c.type !== 'class_definition') visit(c);
+  };
+  visit(body);
+  return ok ? out : undefined;
 }
 
 // ---- module-level __getattr__ ----
@@ -1374,12 +1507,25 @@ function bracketDepth(text: string, at: number, onLine?: (lineStart: number, dep
  * A method writes the instance's attributes by computed names: `setattr(self, ...)` with a name
  * that is not a literal, `self.__dict__`, `vars(self)`, `object.__setattr__(self, name, ...)`.
  * Gives `*` when it may write any name, the names when each computed name is known to be one of
- * a few string literals (see `namesOf`), or undefined when it writes none.
+ * a few string literals (see `namesOf`), or undefined when it writes none. Names registered with
+ * torch.nn.Module (`self.register_buffer("x", ...)`) count too, `?` for one it cannot tell.
  */
 function dynamicAttributes(raw: string, self: string): '*' | string[] | undefined {
-  if (!raw.includes('setattr') && !raw.includes('__dict__') && !raw.includes('vars(')) return undefined;
+  const registers = raw.includes('.register_') || raw.includes('.add_module');
+  if (!registers && !raw.includes('setattr') && !raw.includes('__dict__') && !raw.includes('vars(')) return undefined;
   if (new RegExp(`\\b${self}\\.__dict__|\\bvars\\(\\s*${self}\\s*\\)`).test(raw)) return '*';
   const names: string[] = [];
+  // what torch.nn.Module's __getattr__ serves: `self.register_buffer("name", ...)` and the like
+  if (registers) {
+    for (const m of raw.matchAll(new RegExp(`\\b${self}\\s*\\.\\s*(?:register_buffer|register_parameter|register_module|add_module)\\s*\\(\\s*(?:(['"])(\\w+)\\1\\s*[,)]|(\\w+)\\s*,)?`, 'g'))) {
+      if (m[2]) names.push(m[2]);
+      else {
+        // a name it cannot tell: `?`, any name may be served (a registered name never hides a method)
+        const known = m[3] ? namesOf(raw, m[3], m.index!) : undefined;
+        names.push(...(known ?? ['?']));
+      }
+    }
+  }
   for (const m of raw.matchAll(/(?:\bsetattr|__setattr__)\(\s*(\w+)\s*,\s*(['"]?)/g)) {
     if (m[1] !== self || m[2]) continue;
     const name = /^[A-Za-z_]\w*(?=\s*,)/.exec(raw.slice(m.index! + m[0].length, m.index! + m[0].length + 200))?.[0];

@@ -94,6 +94,17 @@ interface DataclassDeco {
   forbidExtra: boolean;
 }
 
+/** What a decorator that hands its object back does to it: attributes it may write, bases it appends. */
+export interface HandBack {
+  patched: Set<string>;
+  bases: Value[];
+}
+
+/** Attributes whose writing changes how a class is constructed. */
+const CONSTRUCTION_ATTRS = new Set(['*', '__init__', '__new__', '__signature__']);
+/** Attributes whose writing changes how a function is called. */
+const SIGNATURE_ATTRS = new Set(['*', '__signature__', '__wrapped__', '__code__', '__defaults__', '__kwdefaults__', '__call__']);
+
 type DecoratorKind = { kind: 'dataclass'; deco: DataclassDeco } | { kind: 'transparent' } | { kind: 'unknown'; reason: string };
 
 function callKeyword(d: Expr, name: string): Expr | undefined {
@@ -199,6 +210,8 @@ export class Callables {
     if (callee.kind === 'function') {
       const fn = appliedDecorator(d, callee.fn);
       if (fn?.returnsFirstArg) return 'transparent';
+      const eff = fn && this.handBackEffect(fn, callee.summary);
+      if (eff && eff.bases.length === 0 && ![...eff.patched].some((a) => SIGNATURE_ATTRS.has(a))) return 'transparent';
       // a wrapper that takes a few plain parameters before *args binds like the function it wraps
       // when those are the function's own first parameters, by name and kind, without defaults
       const lead = fn?.forwardedLeading;
@@ -262,6 +275,13 @@ export class Callables {
     this.mroCache.set(cls, null); // guards against cycles
     const self: Entry = { kind: 'class', cls, summary };
     const bases = cls.bases.map((b) => this.entryOf(this.program.evalExpr(b, summary)));
+    // a decorator that hands the class back may have appended bases (`cls.__bases__ += (X,)`)
+    for (const d of cls.decorators) {
+      for (const b of this.classDecoratorEffect(d, summary)?.bases ?? []) {
+        const e = this.entryOf(b);
+        if (!bases.some((x) => sameEntry(x, e))) bases.push(e);
+      }
+    }
     let result: Entry[] | null;
     if (bases.length === 0) result = [self, { kind: 'special', name: 'object' }];
     else {
@@ -320,9 +340,47 @@ export class Callables {
         return { kind: 'dataclass', deco: { flavor: 'pydantic', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: true, forbidExtra: fn.forbidsExtra && !overridesExtra } };
       }
       if (appliedDecorator(d, fn)?.returnsFirstArg) return { kind: 'transparent' };
+      const eff = this.classDecoratorEffect(d, summary);
+      const writes = eff && [...eff.patched].find((a) => CONSTRUCTION_ATTRS.has(a));
+      if (eff && !writes) return { kind: 'transparent' };
+      if (writes && writes !== '*') return { kind: 'unknown', reason: `class decorator ${fn.name} sets the class's ${writes}` };
       return { kind: 'unknown', reason: `class decorator ${fn.name} may replace the constructor` };
     }
     return { kind: 'unknown', reason: `class decorator ${dotted(isCall ? d.callee : d) ?? '?'} is not one the engine can see through` };
+  }
+
+  private readonly effectMemo = new WeakMap<Expr, { generation: number; effect: HandBack | undefined }>();
+
+  /** What a class decorator does to the class, when it hands the class back (see `handBackEffect`). */
+  classDecoratorEffect(d: Expr, summary: ModuleSummary): HandBack | undefined {
+    const hit = this.effectMemo.get(d);
+    if (hit && hit.generation === this.program.currentGeneration) return hit.effect;
+    const callee = this.program.evalExpr(d.kind === 'call' ? d.callee : d, summary);
+    const fn = callee.kind === 'function' ? appliedDecorator(d, callee.fn) : undefined;
+    const effect = fn && callee.kind === 'function' ? this.handBackEffect(fn, callee.summary) : undefined;
+    this.effectMemo.set(d, { generation: this.program.currentGeneration, effect });
+    return effect;
+  }
+
+  /**
+   * What a function given an object first does to it, when it hands the object back (itself, or
+   * through the functions its `return` calls with it): the attributes it may write on it and the
+   * bases it appends; undefined when it may return anything else.
+   */
+  handBackEffect(fn: FunctionInfo, summary: ModuleSummary, depth = 0): HandBack | undefined {
+    if (fn.returnsFirstArg) return { patched: patchedNames(fn.patchedAttrs ?? [], summary), bases: [] };
+    const hb = fn.handsBack;
+    if (!hb || depth > 4) return undefined;
+    const out: HandBack = { patched: patchedNames(hb.patched, summary), bases: hb.bases.map((b) => this.program.evalExpr(b, summary)) };
+    for (const name of hb.through) {
+      const v = this.program.evalExpr({ kind: 'name', name }, summary);
+      if (v.kind !== 'function' || v.owner || v.fn.decorators.length > 0) return undefined;
+      const e = this.handBackEffect(v.fn, v.summary, depth + 1);
+      if (!e) return undefined;
+      for (const a of e.patched) out.patched.add(a);
+      out.bases.push(...e.bases);
+    }
+    return out;
   }
 
   /** Why a metaclass makes construction unknown, or undefined when it leaves it to __new__/__init__. */
@@ -697,17 +755,34 @@ export class Callables {
   }
 
   /**
-   * `C(...)` certainly returns an instance of exactly C: its construction is understood and no
-   * class in its MRO has a `__new__` of its own that could return something else.
+   * `C(...)` certainly returns an instance of exactly C: no class in its MRO has a `__new__` of its
+   * own that could return something else, and its construction is understood, or at least what
+   * decides the returned object is (the metaclass, the bases, decorators that hand the class back).
    */
   buildsPlainInstance(cls: ClassInfo, summary: ModuleSummary): boolean {
-    const spec = this.constructorSpec(cls, summary);
-    if (spec.kind === 'unknown') return false;
+    const known = this.constructorSpec(cls, summary).kind === 'known';
     const mro = this.mro(cls, summary);
     if (!mro) return false;
     for (const e of mro) {
-      if (e.kind !== 'class') continue;
+      if (e.kind !== 'class') {
+        // where the constructor's signature is not known, only bases known to leave the
+        // construction to type.__call__, object.__new__ and __init__
+        if (known) continue;
+        const name = e.kind === 'special' ? e.name : e.kind === 'external' ? e.qualname : undefined;
+        if (name === 'object' || (name !== undefined && name !== 'typing.Protocol' && ALLOWED_AFTER_OWNER.has(name))) continue;
+        return false;
+      }
       if (e.cls.members.has('__new__') || e.cls.instanceAttrs.has('*')) return false;
+      if (known) continue;
+      // what the call returns does not depend on `__init__`: a decorator that hands the class back
+      // having replaced its `__init__` leaves `C(...)` an instance of C
+      const meta = e.cls.keywords.get('metaclass');
+      if (meta && this.metaclassProblem(this.program.evalExpr(meta, e.summary))) return false;
+      for (const d of e.cls.decorators) {
+        if (this.classDecorator(d, e.summary).kind !== 'unknown') continue;
+        const eff = this.classDecoratorEffect(d, e.summary);
+        if (!eff || eff.patched.has('*') || eff.patched.has('__new__')) return false;
+      }
     }
     return true;
   }
@@ -730,6 +805,18 @@ export class Callables {
     }
     return undefined;
   }
+}
+
+/** Attribute names a decorator writes, with `$NAME` read from the module's string constant NAME (`*` when it is not one). */
+function patchedNames(names: string[], summary: ModuleSummary): Set<string> {
+  return new Set(
+    names.map((a) => {
+      if (!a.startsWith('$')) return a;
+      const bs = summary.bindings.get(a.slice(1));
+      const b = bs?.length === 1 ? bs[0] : undefined;
+      return b?.kind === 'value' && b.expr.kind === 'str' ? b.expr.value : '*';
+    }),
+  );
 }
 
 /**

@@ -11,9 +11,9 @@
  */
 import { type ClassInfo, type FunctionInfo, givesAttribute, hasField, type ModuleSummary } from '../index/summary';
 import { dotted, type Expr } from '../syntax';
-import { sameEntry, type Callables } from './callables';
+import { type HandBack, sameEntry, type Callables } from './callables';
 import { baseNames } from '../index/indexEntries';
-import { ENUM_BASES } from './specials';
+import { ENUM_BASES, NN_MODULE_MEMBERS } from './specials';
 import { type ClassRecord, kindInWords, USER_FILE_MODULE, type Program, type Value } from './program';
 
 export type Instance = Extract<Value, { kind: 'instance' }>;
@@ -206,15 +206,16 @@ export class Receivers {
    * The function a decorator applies: a function, a factory's inner function, or a method of a
    * module-level instance (`@REGISTRY.register(...)`).
    */
-  private decoratorFunction(d: Expr, summary: ModuleSummary): FunctionInfo | undefined {
+  private decoratorEffect(d: Expr, summary: ModuleSummary): HandBack | undefined {
     const callee = d.kind === 'call' ? d.callee : d;
-    let v = this.program.evalExpr(callee, summary);
-    if (v.kind !== 'function' && callee.kind === 'attr' && callee.base.kind === 'name') {
-      const inst = this.moduleInstance(summary, callee.base.name, 0);
-      if (inst) v = this.member(inst, callee.attr);
-    }
-    if (v.kind !== 'function') return undefined;
-    return d.kind === 'call' ? v.fn.returnedInner : v.fn;
+    const v = this.program.evalExpr(callee, summary);
+    if (v.kind === 'function') return this.callables.classDecoratorEffect(d, summary);
+    if (callee.kind !== 'attr' || callee.base.kind !== 'name') return undefined;
+    const inst = this.moduleInstance(summary, callee.base.name, 0);
+    const m = inst ? this.member(inst, callee.attr) : undefined;
+    if (m?.kind !== 'function') return undefined;
+    const fn = d.kind === 'call' ? m.fn.returnedInner : m.fn;
+    return fn && this.callables.handBackEffect(fn, m.summary);
   }
 
   /** A module-level name bound once to `C(...)` (followed through `from` imports): an instance of C. */
@@ -310,13 +311,11 @@ export class Receivers {
    */
   decoratorChanges(cls: ClassInfo, summary: ModuleSummary, attr: string): string | undefined {
     for (const d of cls.decorators) {
-      const fn = this.decoratorFunction(d, summary);
-      if (!fn?.returnsFirstArg) {
+      const eff = this.decoratorEffect(d, summary);
+      if (!eff) {
         const k = this.callables.classDecorator(d, summary);
         if (k.kind === 'unknown') return `${cls.name} is decorated: ${k.reason}`;
-      }
-      const patched = fn?.patchedAttrs ?? [];
-      if (patched.includes(attr) || patched.includes('*')) return `the decorator of ${cls.name} sets its ${attr}`;
+      } else if (eff.patched.has(attr) || eff.patched.has('*')) return `the decorator of ${cls.name} sets its ${attr}`;
     }
     return undefined;
   }
@@ -336,6 +335,10 @@ export class Receivers {
         if (changed) return unknown(changed);
         classes.push({ cls: e.cls, summary: e.summary });
       } else if (e.kind === 'special' && (TRANSPARENT_BASES.has(e.name) || e.name === 'typing.Protocol')) {
+        continue;
+      } else if (e.kind === 'special' && e.name === 'torch.nn.Module' && !attr.startsWith('_') && !NN_MODULE_MEMBERS.has(attr)) {
+        // not one of its own: at most what an instance registered, which its __getattr__ serves
+        // (see `member`)
         continue;
       } else {
         if (opaque === undefined) seenBeforeOpaque = classes.length;
@@ -380,6 +383,28 @@ export class Receivers {
   }
 
   /**
+   * What `inst(...)` calls: the `__call__` its class defines along the MRO (a special method is
+   * looked up on the class, never on the instance), called as a method; where that lookup reaches
+   * torch.nn.Module first, whose `__call__` hands its arguments on to `self.forward`, the
+   * instance's `forward`.
+   */
+  instanceCall(inst: Instance): { value: Value; method: string } {
+    const mro = this.callables.mro(inst.cls, inst.summary);
+    for (const e of mro ?? []) {
+      if (e.kind === 'class') {
+        const changed = this.decoratorChanges(e.cls, e.summary, '__call__');
+        if (changed) return { value: unknown(changed), method: '__call__' };
+        if (e.cls.members.has('__call__')) return { value: this.classMember(inst.cls, inst.summary, '__call__'), method: '__call__' };
+        continue;
+      }
+      if (e.kind === 'special' && e.name === 'torch.nn.Module') return { value: this.member(inst, 'forward'), method: 'forward' };
+      if (e.kind === 'special' && TRANSPARENT_BASES.has(e.name) && e.name !== 'object') continue;
+      break;
+    }
+    return { value: unknown(`calling an instance of ${inst.cls.name} goes through a __call__ the engine cannot see`), method: '__call__' };
+  }
+
+  /**
    * `inst.attr` on an instance of a known class: a method (as the class defines it), the class of
    * an instance attribute when every assignment along the MRO agrees on it, or unknown.
    */
@@ -416,7 +441,7 @@ export class Receivers {
     if (!assigned) {
       const v = this.fieldValue(classes, attr, inst);
       // every class of the MRO is seen, and none defines, assigns or serves (`__getattr__`) it
-      if (v.kind === 'unknown' && !owner && !opaque && !classes.some((c) => hasField(c.cls, attr) || c.cls.members.has('__getattr__'))) return { ...v, absent: true };
+      if (v.kind === 'unknown' && !owner && !opaque && !classes.some((c) => hasField(c.cls, attr) || c.cls.members.has('__getattr__') || c.cls.instanceAttrs.has('?'))) return { ...v, absent: true };
       return v;
     }
     if (owner && owner.cls.members.get(attr)!.some((b) => b.kind === 'def')) return unknown(`${attr} is a method that instances also assign`);
@@ -653,7 +678,7 @@ export class Receivers {
     if (!inTarget) return false;
     const subs = this.targetSubclasses(cls, 'its subclasses are unknown', (r) => r.qualname !== cls.qualname);
     if (typeof subs === 'string') return true;
-    return subs.some(({ cls: c }) => c.members.has(attr) || c.attrAssigns.has(attr) || hasField(c, attr) || c.instanceAttrs.has('*') || c.members.has('__getattr__') || c.members.has('__getattribute__'));
+    return subs.some(({ cls: c }) => c.members.has(attr) || c.attrAssigns.has(attr) || hasField(c, attr) || c.instanceAttrs.has('*') || c.instanceAttrs.has('?') || c.members.has('__getattr__') || c.members.has('__getattribute__'));
   }
 
   /**

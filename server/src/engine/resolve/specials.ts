@@ -136,6 +136,24 @@ export const ALLOWED_AFTER_OWNER = new Set<string>([
   'transformers.configuration_utils.PretrainedConfig',
 ]);
 
+/**
+ * The public attributes of torch.nn.Module (methods and class attributes, across torch 2.x). Its
+ * other attributes are private (`_parameters`...) or served by its `__getattr__` from what an
+ * instance registers (`self.x = Submodule()`, `register_buffer("x", ...)`): a public name outside
+ * this set is the subclass's own, or nothing.
+ */
+export const NN_MODULE_MEMBERS = new Set<string>([
+  'T_destination', 'dump_patches', 'training', 'call_super_init', 'forward', '__call__',
+  'register_buffer', 'register_parameter', 'add_module', 'register_module', 'get_submodule', 'set_submodule',
+  'get_parameter', 'get_buffer', 'get_extra_state', 'set_extra_state', 'apply', 'cuda', 'ipu', 'xpu', 'mtia',
+  'cpu', 'type', 'float', 'double', 'half', 'bfloat16', 'to_empty', 'to', 'register_full_backward_pre_hook',
+  'register_backward_hook', 'register_full_backward_hook', 'register_forward_pre_hook', 'register_forward_hook',
+  'state_dict', 'register_state_dict_pre_hook', 'register_state_dict_post_hook', 'register_load_state_dict_pre_hook',
+  'register_load_state_dict_post_hook', 'load_state_dict', 'parameters', 'named_parameters', 'buffers',
+  'named_buffers', 'children', 'named_children', 'modules', 'named_modules', 'train', 'eval', 'requires_grad_',
+  'zero_grad', 'share_memory', 'extra_repr', 'compile',
+]);
+
 /** Built-in exception classes: their `__new__` accepts any arguments. */
 export function isBuiltinException(qualname: string): boolean {
   return /^builtins\.(BaseException|Exception|[A-Za-z]*(Error|Warning|Exit|Interrupt|Iteration|Exception))$/.test(qualname);
