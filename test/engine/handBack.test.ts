@@ -89,6 +89,34 @@ def renaming(cls, name):
 
 def hidden(cls):
     return renaming(cls, "embed")
+
+
+def hook(fn):
+    return _register(fn, "hooks")
+
+
+def _register(fn, group):
+    fn.hook_group = group
+    return fn
+
+
+def resigned(fn):
+    return _resign(fn)
+
+
+def _resign(fn):
+    fn.__signature__ = None
+    return fn
+
+
+@hook
+def on_start(name, retries):
+    return name
+
+
+@resigned
+def on_stop(name):
+    return name
 `;
 
 const MODELS = `
@@ -216,6 +244,11 @@ def use(config, block: Block):
 class MyEncoder(Encoder):
     def run(self):
         return self.embed(1)
+
+
+from lib.compiled import on_start, on_stop
+on_start("a")
+on_stop("a", 2)
 `;
 
 let cached: Promise<CheckResult> | undefined;
@@ -267,6 +300,15 @@ describe('decorators that hand the class back, changed', () => {
     const r = await result();
     assert.deepEqual(on(r, 22), ['missing-argument:ids']);
     assert.deepEqual(on(r, 23), ['missing-argument:size']);
+  });
+});
+
+describe('function decorators that hand the function back', () => {
+  it('checks a function whose decorator hands it on to a module function that returns it, not one that sets its __signature__', async () => {
+    const r = await result();
+    assert.deepEqual(on(r, 33), ['missing-argument:retries']);
+    assert.deepEqual(on(r, 34), []);
+    assert.equal(status(r, 34, /on_stop/).status, 'unknown');
   });
 });
 
