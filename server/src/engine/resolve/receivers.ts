@@ -203,8 +203,9 @@ export class Receivers {
   }
 
   /**
-   * The function a decorator applies: a function, a factory's inner function, or a method of a
-   * module-level instance (`@REGISTRY.register(...)`).
+   * What a class decorator does to the class when it hands it back (see `Callables.handBackEffect`):
+   * a function, a factory's inner function, or a method of a module-level instance
+   * (`@REGISTRY.register(...)`); undefined when it may return anything else.
    */
   private decoratorEffect(d: Expr, summary: ModuleSummary): HandBack | undefined {
     const callee = d.kind === 'call' ? d.callee : d;
