@@ -209,7 +209,6 @@ export class Callables {
     }
     if (callee.kind === 'function') {
       const fn = appliedDecorator(d, callee.fn);
-      if (fn?.returnsFirstArg) return 'transparent';
       const eff = fn && this.handBackEffect(fn, callee.summary);
       if (eff && eff.bases.length === 0 && ![...eff.patched].some((a) => SIGNATURE_ATTRS.has(a))) return 'transparent';
       // a wrapper that takes a few plain parameters before *args binds like the function it wraps
@@ -339,7 +338,7 @@ export class Callables {
         const overridesExtra = isCall && d.args.some((a) => /\bextra\b/.test(a.text));
         return { kind: 'dataclass', deco: { flavor: 'pydantic', kwOnly: isTrue(callKeyword(d, 'kw_only')), init: true, forbidExtra: fn.forbidsExtra && !overridesExtra } };
       }
-      if (appliedDecorator(d, fn)?.returnsFirstArg) return { kind: 'transparent' };
+      // a decorator that hands the class back (`returnsFirstArg` ones included: they never write these)
       const eff = this.classDecoratorEffect(d, summary);
       const writes = eff && [...eff.patched].find((a) => CONSTRUCTION_ATTRS.has(a));
       if (eff && !writes) return { kind: 'transparent' };
