@@ -347,6 +347,50 @@ describe('receivers', () => {
     assert.deepEqual(r.findings, []);
     assert.match(r.calls.find((c) => c.range.start.line === 3)?.unknownReason ?? '', /Sub\._prepare_inputs overrides it/);
   });
+
+  it('a call on a name bound once to what the target gives, whose class is not known, is counted as untraced', async () => {
+    const dir = tempTree({
+      'slib/__init__.py': '',
+      'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', 'def open_session():', '    return Session()', ''].join('\n'),
+    });
+    const engine = await Engine.open({ targets: [dir] });
+    const text = [
+      'import slib.core',
+      'from slib.core import open_session',
+      'shared = slib.core.open_session()',
+      'def f(items, helper):',
+      '    s = open_session()',
+      '    s.run(1)',
+      '    shared.run(2)',
+      '    with open_session() as w:',
+      '        w.run(3)',
+      '    for x in items:',
+      '        x.run(4)',
+      '    h = helper()',
+      '    h.run(5)',
+      '    t = []',
+      '    t.append(6)',
+      '    u = open_session()',
+      '    u = helper()',
+      '    u.run(7)',
+      '',
+    ].join('\n');
+    const r = engine.check(text, 'user.py');
+    const status = (line: number): string | undefined => {
+      const c = r.calls.find((x) => x.range.start.line + 1 === line && x.callee.endsWith('.run'));
+      return c && (c.status ?? 'checked');
+    };
+    // open_session() has no return annotation: the value comes from the target, its class is not known
+    assert.equal(status(6), 'untraced');
+    assert.equal(status(7), 'untraced');
+    assert.equal(status(9), 'untraced');
+    // values that do not come from the target, and a name bound two ways, are not counted
+    assert.equal(status(11), undefined);
+    assert.equal(status(13), undefined);
+    assert.equal(status(18), undefined);
+    assert.ok(!r.calls.some((c) => c.range.start.line + 1 === 15));
+    assert.equal(r.callsUntraced, 3);
+  });
 });
 
 /**

@@ -11,7 +11,7 @@ import { parseRecovering } from './recover';
 import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, type FunctionInfo, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
-import { LEAF_TYPES, stringValue } from '../syntax';
+import { type Expr, LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
 import { fixMoveImport } from './fixes';
@@ -1317,6 +1317,46 @@ class FileCheck {
   }
 
   /**
+   * The one place a name is bound (read from `scope`): the expression a local is assigned, entered
+   * (`with E as name`) or iterated over (`for name in E`), with the local's scope; or the value of
+   * a module-level `name = E`. Undefined for a name bound several ways, a parameter or an import.
+   */
+  private boundOnce(name: string, scope: Scope): { node: Node; scope: Scope } | { expr: Expr } | undefined {
+    let s: Scope | undefined = scope;
+    while (s && s.kind !== 'module') {
+      const at: Scope = s;
+      s = at.parent;
+      if (at.kind !== 'function') continue;
+      if (at.globals.has(name)) break;
+      const list = at.locals.get(name);
+      if (!list) continue;
+      const b = list.length === 1 ? list[0] : null;
+      if (!b) return undefined;
+      if (b.kind === 'assigned' || b.kind === 'with') return { node: b.value, scope: at };
+      if (b.kind === 'for') return { node: b.iter, scope: at };
+      return undefined;
+    }
+    const bs = this.summary.bindings.get(name);
+    return bs?.length === 1 && bs[0].kind === 'value' ? { expr: bs[0].expr } : undefined;
+  }
+
+  /** `fromTarget` for a module-level value: a chain of attributes, calls and subscripts that starts at a name bound to the target. */
+  private exprFromTarget(e: Expr, depth: number): boolean {
+    if (depth > 20) return false;
+    switch (e.kind) {
+      case 'name':
+        return this.targetish(this.program.resolveGlobal(this.summary, e.name));
+      case 'attr':
+      case 'subscript':
+        return this.exprFromTarget(e.base, depth + 1);
+      case 'call':
+        return this.exprFromTarget(e.callee, depth + 1);
+      default:
+        return false;
+    }
+  }
+
+  /**
    * Whether an expression's value comes from the target: a chain that starts at a name bound to
    * a target module, class, function or instance, or at `self` of a class derived from a target
    * class. A method call on such a receiver that cannot be followed is counted as untraced.
@@ -1326,8 +1366,12 @@ class FileCheck {
     switch (node.type) {
       case 'identifier': {
         const v = this.resolveName(node.text, scope);
-        if (!v) return false;
-        return this.targetish(v);
+        if (v && this.targetish(v)) return true;
+        // a name bound once to what a target call returns (`logger = logging.getLogger(...)`, no
+        // return annotation): its value comes from the target though its class is not known
+        const b = this.boundOnce(node.text, scope);
+        if (!b) return false;
+        return 'node' in b ? this.fromTarget(b.node, b.scope, depth + 1) : this.exprFromTarget(b.expr, depth + 1);
       }
       case 'attribute':
       case 'subscript': {
