@@ -1168,7 +1168,8 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
           if (stop < 0 || !/^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(stop + 1, stop + 200))) return undefined;
           from = from + 1 + /^\s*/.exec(raw.slice(from + 1))![0].length;
         }
-        const gap = stop < 0 ? /^[ \t]+/ : /^\s+/;
+        // outside parentheses a line goes on after a backslash at its end
+        const gap = stop < 0 ? /^(?:[ \t]|\\\r?\n)+/ : /^\s+/;
         const arm = (p: number): { d: string; next: number } | undefined => {
           if (/^None\b/.test(raw.slice(p, p + 5))) return { d: 'none', next: p + 4 };
           const c = /^([A-Za-z_][\w.]*)\s*\(/.exec(raw.slice(p, p + 300));
@@ -1185,6 +1186,10 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         let i = a.next + sp[0].length + 3;
         for (; ; i++) {
           const ch = raw[i];
+          if (stop < 0 && ch === '\\' && /^\\\r?\n/.test(raw.slice(i, i + 3))) {
+            i = raw.indexOf('\n', i);
+            continue;
+          }
           if (ch === undefined || (ch === '\n' && stop < 0) || i >= (stop < 0 ? raw.length : stop) || ch === '#' || ch === '"' || ch === "'" || raw.startsWith('lambda', i)) return undefined;
           if (ch === '(' || ch === '[' || ch === '{') {
             const cl = matchParen(raw, i);
@@ -1192,8 +1197,8 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
             i = cl;
           } else if (/\s/.test(raw[i - 1]) && raw.startsWith('else', i) && /\s/.test(raw[i + 4] ?? '')) break;
         }
-        const ws = /^\s+/.exec(raw.slice(i + 4))!;
-        if (stop < 0 && ws[0].includes('\n')) return undefined;
+        const ws = gap.exec(raw.slice(i + 4, i + 204));
+        if (!ws) return undefined;
         const b = arm(i + 4 + ws[0].length);
         if (!b || (a.d === 'none' && b.d === 'none')) return undefined;
         // nothing follows the second arm but the end of the line, or of the parentheses
@@ -1266,7 +1271,7 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
           add(m[1], 'none');
           continue;
         }
-        const d = bound === undefined ? undefined : callValue(raw, bound, self, params, local, where);
+        const d = bound === undefined ? undefined : callValue(raw, bound, self, params, local, where) ?? chainValue(raw.slice(bound, bound + 400), raw, self, params);
         if (d && d !== '?') {
           add(m[1], d);
           continue;
@@ -1279,6 +1284,20 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
     // a loop or `with` target (`for self.x in ...`), not a loop over it (`for r in self.x`)
     else if (/\b(for|as)\s+[(\[]?(?:(?!\bin\b)[\w., ])*$/.test(lineBefore)) add(m[1], '?');
   }
+}
+
+/**
+ * `= self.a.b` or `= p.a.b` (the `=` included) as the whole value at the start of `after`, where the
+ * method's parameter `p` is annotated and neither name is rebound in the body `raw`: the attribute
+ * chain read off the instance (`self:a.b`) or off the parameter (`attr:a.b:<annotation>`).
+ */
+function chainValue(after: string, raw: string, self: string, params: Param[]): string | undefined {
+  const chain = /^\s*=(?!=)\s*([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)[ \t]*(#[^\n]*)?(\r?\n|$)/.exec(after);
+  if (!chain || rebinds(raw, chain[1])) return undefined;
+  const path = chain[2].slice(1);
+  if (chain[1] === self) return `self:${path}`;
+  const from = params.find((p) => p.name === chain[1] && p.annotation && (p.kind === 'normal' || p.kind === 'kwonly' || p.kind === 'posonly'));
+  return from ? `attr:${path}:${from.annotation!.replace(/\s+/g, ' ')}` : undefined;
 }
 
 /**
