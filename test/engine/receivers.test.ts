@@ -391,6 +391,46 @@ describe('receivers', () => {
     assert.ok(!r.calls.some((c) => c.range.start.line + 1 === 15));
     assert.equal(r.callsUntraced, 3);
   });
+
+  it("an attribute the target only ever sets to literals holds builtin values: calls on it are not the target's, and not counted", async () => {
+    const dir = tempTree({
+      'slib/__init__.py': '',
+      'slib/core.py': [
+        'def make():',
+        '    return object()',
+        '',
+        '',
+        'class Base:',
+        '    def __init__(self):',
+        '        self.items = []',
+        '        self.table = {}',
+        '        self.tags = {"a", "b"}',
+        '        self.name = ""',
+        '        self.mixed = []',
+        '',
+        '    def reset(self):',
+        '        self.items = [x for x in range(3)]',
+        '        self.mixed = make()',
+        '',
+      ].join('\n'),
+    });
+    const engine = await Engine.open({ targets: [dir] });
+    const text = [
+      'from slib.core import Base',
+      'class Mine(Base):',
+      '    def step(self):',
+      '        self.items.append(1)',
+      '        self.table.get(1)',
+      '        self.tags.add(2)',
+      '        self.name.upper()',
+      '        self.mixed.append(3)',
+      '',
+    ].join('\n');
+    const r = engine.check(text, 'user.py');
+    assert.deepEqual(r.findings, []);
+    assert.deepEqual(r.calls.map((c) => `${c.range.start.line + 1}:${c.status ?? 'checked'}`), ['8:untraced']);
+    assert.match(r.calls[0].unknownReason ?? '', /may be an external value/);
+  });
 });
 
 /**

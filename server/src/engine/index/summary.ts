@@ -104,7 +104,8 @@ export interface ClassInfo {
    * `from:<module>:<name.a.C>` and `import:<module>:<a.C>` for `self.x = name.a.C(...)` where
    * `name` is bound by an import in the method (`from module import name`, `import module as name`),
    * the same descriptors for `self.x = y` where the method binds its local `y` once, to such a call,
-   * `none` for `self.x = None`, `?` for anything else (other values, augmented assignments,
+   * `none` for `self.x = None`, `lit:builtins.<class>` for a literal, display or comprehension
+   * (`self.x = []`, `= {}`, `= ""`, `= 0`), `?` for anything else (other values, augmented assignments,
    * unpacking, loop targets).
    */
   attrAssigns: Map<string, string[]>;
@@ -1277,6 +1278,12 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
           continue;
         }
       }
+      // a literal, a display or a comprehension (`[]`, `{}`, `""`, `0`): a value of a builtin class
+      const lit = literalValue(raw, end);
+      if (lit) {
+        add(m[1], lit);
+        continue;
+      }
     }
     if (/^\s*(=(?!=)|[-+*/%&|^@]=|\/\/=|\*\*=|<<=|>>=)/.test(after)) add(m[1], '?');
     // a tuple target (`a, self.x = ...`); a line inside brackets (`f(\n self.x, k=v)`) is no statement
@@ -1284,6 +1291,56 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
     // a loop or `with` target (`for self.x in ...`), not a loop over it (`for r in self.x`)
     else if (/\b(for|as)\s+[(\[]?(?:(?!\bin\b)[\w., ])*$/.test(lineBefore)) add(m[1], '?');
   }
+}
+
+/**
+ * `= <literal>` (the `=` included) as the whole value at `pos` of a body: `lit:builtins.list` for a
+ * list display or comprehension, `lit:builtins.dict` / `lit:builtins.set` for braces, and the
+ * builtin class of a string, bytes, number or boolean literal. Undefined for anything else.
+ */
+function literalValue(raw: string, pos: number): string | undefined {
+  const eq = /^[ \t]*=(?!=)[ \t]*/.exec(raw.slice(pos, pos + 200));
+  if (!eq) return undefined;
+  const from = pos + eq[0].length;
+  const head = raw.slice(from, from + 400);
+  let cls: string;
+  let stop: number;
+  const c = raw[from];
+  if (c === '[' || c === '{') {
+    const close = matchParen(raw, from);
+    if (close < 0) return undefined;
+    stop = close + 1;
+    cls = c === '[' ? 'list' : bracesClass(raw.slice(from + 1, close));
+  } else {
+    const str = /^([rRuUfFbB]{0,2})("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')/.exec(head);
+    const num = /^\d[\d_]*(\.[\d_]*)?([eE][-+]?\d+)?([jJ])?(?![\w.])/.exec(head);
+    const bool = /^(True|False)\b/.exec(head);
+    if (str) cls = /[bB]/.test(str[1]) ? 'bytes' : 'str';
+    else if (num) cls = num[3] ? 'complex' : num[1] || num[2] ? 'float' : 'int';
+    else if (bool) cls = 'bool';
+    else return undefined;
+    stop = from + (str ?? num ?? bool)![0].length;
+  }
+  return /^[ \t]*(#[^\n]*)?(\r?\n|$)/.test(raw.slice(stop, stop + 200)) ? `lit:builtins.${cls}` : undefined;
+}
+
+/** What the text inside braces builds: a dict (empty, `k: v` pairs, `**m`) or a set. */
+function bracesClass(inner: string): 'dict' | 'set' {
+  if (/^\s*(#[^\n]*\n\s*)*$/.test(inner) || /^\s*\*\*/.test(inner)) return 'dict';
+  let depth = 0;
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner[i];
+    if (ch === '(' || ch === '[' || ch === '{') depth++;
+    else if (ch === ')' || ch === ']' || ch === '}') depth--;
+    else if (ch === '"' || ch === "'") {
+      const q = inner.startsWith(ch.repeat(3), i) ? ch.repeat(3) : ch;
+      const close = inner.indexOf(q, i + q.length);
+      if (close < 0) break;
+      i = close + q.length - 1;
+    } else if (ch === ':' && depth === 0 && inner[i + 1] !== '=') return 'dict';
+    else if (ch === 'l' && depth === 0 && /^lambda\b/.test(inner.slice(i)) && !/\w/.test(inner[i - 1] ?? '')) break;
+  }
+  return 'set';
 }
 
 /**

@@ -556,6 +556,8 @@ export class Receivers {
   /** One `self.x = ...` of a class's methods, as `ClassInfo.attrAssigns` describes it. */
   private assignedValue(d: string, cls: ClassInfo, summary: ModuleSummary, inst: Instance): Value {
     if (d.startsWith('ann:') || d.startsWith('decl:')) return this.annotatedIn(d.slice(d.indexOf(':') + 1), cls, summary, inst);
+    // `self.x = []`: a value of a builtin class, nothing of the target's
+    if (d.startsWith('lit:')) return { kind: 'external', qualname: d.slice(4) };
     const chain = /^(self|attr|selfcall|attrcall):/.exec(d);
     if (chain) {
       // an attribute chain read off the instance itself, or off an annotated parameter; with
