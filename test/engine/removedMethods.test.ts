@@ -220,6 +220,34 @@ describe('methods the target removed', () => {
     ].join('\n');
     assert.deepEqual(lines(engine.check(tested, 'tested.py')), ['10:unknown-attribute']);
   });
+  it('a class of the user that copies the setting onto itself under the same name is not taken for the config; one that may stand for it is', async () => {
+    const lib = (fields: string[]): Record<string, string> => ({
+      ...COMMON,
+      'lib/config.py': ['from dataclasses import dataclass', '', '@dataclass', 'class SchedConfig:', ...fields.map((f) => `    ${f}: int = 0`), '', '', 'class Engine:', '    sched: SchedConfig', ''].join('\n'),
+    });
+    const old = tempTree(lib(['max_seqs', 'chunked']));
+    const now = tempTree(lib(['max_seqs']));
+    const engine = await Engine.open({ targets: [now], baseline: [old] });
+    const user = (extra: string[]): string =>
+      [
+        'from lib.config import Engine, SchedConfig', // 1
+        '', // 2
+        'class Builder:', // 3
+        '    def __init__(self, engine: Engine):', // 4
+        '        sched = engine.sched', // 5
+        '        self.chunked = sched.chunked', // 6: removed; Builder only copies it
+        ...extra,
+        '',
+      ].join('\n');
+    assert.deepEqual(lines(engine.check(user([]), 'user.py')), ['6:unknown-attribute']);
+    // a class that has another of the config's names may be stored where a SchedConfig is declared (duck typing)
+    const standIn = ['', 'class MySched:', '    def __init__(self):', '        self.max_seqs = 1', '        self.chunked = True'];
+    assert.deepEqual(lines(engine.check(user(standIn), 'user.py')), []);
+    // and so may a subclass of it that sets it
+    const sub = ['', 'class MySched(SchedConfig):', '    def __post_init__(self):', '        self.chunked = True'];
+    assert.deepEqual(lines(engine.check(user(sub), 'user.py')), []);
+  });
+
   it('a dataclass field that became an InitVar with no default is no attribute any more', async () => {
     const config = (limit: string): Record<string, string> => ({
       'lib/__init__.py': '',

@@ -1759,8 +1759,9 @@ class FileCheck {
     if (!had) return false;
     // a subclass the value may be (or, for an annotation, a class of the user's with the method) may define it
     if (inst.declared && this.checker.receivers.dispatch(inst.cls, inst.summary, attr, '', () => undefined, this.fileClasses(), !this.isUser(inst.summary), !inst.self)) return false;
-    // a class of the user's that sets it on its instances (`self.m = ...`) may be the one at run time
-    if (inst.declared && this.fileClasses().some((c) => c.cls.attrAssigns.has(attr))) return false;
+    // a class of the user's that sets it on its instances (`self.m = ...`) may be the one at run time,
+    // if it may stand for the declared class
+    if (inst.declared && this.fileClasses().some((c) => c.cls.attrAssigns.has(attr) && this.mayStandFor(c, inst.cls, inst.summary, attr))) return false;
     if (called) {
       this.callsChecked++;
       this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: `${had.cls.qualname}.${attr}`, signatures: [], definition: null });
@@ -1779,6 +1780,36 @@ class FileCheck {
       call: rangeOf(call),
     });
     return true;
+  }
+
+  /**
+   * Whether an instance of the user's class `c` may be where the code declares a `cls`: `c` may
+   * derive from it (its MRO holds `cls` or cannot be worked out), or it may stand for it by duck
+   * typing, which takes more than `attr` alone: `c` has another public name (a method, a class
+   * attribute, a field or an attribute its methods set) that a class of `cls`'s MRO has too. A
+   * class that shares nothing else with `cls` (a builder that copies one setting of a config onto
+   * itself under the same name) is not taken for it.
+   */
+  private mayStandFor(c: { cls: ClassInfo; summary: ModuleSummary }, cls: ClassInfo, summary: ModuleSummary, attr: string): boolean {
+    if (c.cls === cls) return true;
+    const same = (x: ClassInfo): boolean => x === cls || (x.qualname === cls.qualname && x.line === cls.line && x.module === cls.module);
+    const mine = this.checker.callables.mro(c.cls, c.summary);
+    if (!mine || mine.some((e) => e.kind === 'unknown' || (e.kind === 'class' && same(e.cls)))) return true;
+    const theirs = this.checker.callables.mro(cls, summary);
+    if (!theirs) return true;
+    const names = new Set<string>();
+    for (const e of theirs) {
+      if (e.kind !== 'class') continue;
+      for (const n of e.cls.members.keys()) names.add(n);
+      for (const n of e.cls.attrAssigns.keys()) names.add(n);
+      for (const f of e.cls.fields) names.add(f.name);
+    }
+    const shared = (n: string): boolean => n !== attr && !n.startsWith('_') && names.has(n);
+    for (const e of mine) {
+      if (e.kind !== 'class' || !this.isUser(e.summary)) continue;
+      if ([...e.cls.members.keys()].some(shared) || [...e.cls.attrAssigns.keys()].some(shared) || e.cls.fields.some((f) => shared(f.name))) return true;
+    }
+    return false;
   }
 
   /** Counts a call whose binding was decided and records it; gives the signature its messages name. */
