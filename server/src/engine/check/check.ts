@@ -231,9 +231,6 @@ function attributeTestedBefore(n: Node, attr: string): boolean {
   return new RegExp(`\\b(?:hasattr|getattr)\\s*\\([^()]*,\\s*(['"])${attr}\\1`).test(lines);
 }
 
-/** Per target module summary: the names its functions declare `global` ('*': unknown). */
-const reboundGlobals = new WeakMap<ModuleSummary, Set<string> | '*'>();
-
 /** How many arguments come first by position, before any keyword or star. */
 function leadingPositional(args: CallArg[]): number {
   const at = args.findIndex((a) => a.kind !== 'positional');
@@ -1083,7 +1080,7 @@ class FileCheck {
     // `from m import REGISTRY` where m binds it once to `C(...)`: an instance of C (unless this file
     // or the project sets that name from outside)
     if (v.kind === 'unknown' && b?.kind === 'from' && !this.patched().includes(b.name) && !this.opts.projectPatched?.has(b.name)) {
-      const inst = this.moduleInstance(b.module, b.name, 0);
+      const inst = this.checker.receivers.moduleInstance(b.module, b.name);
       if (inst) return inst;
     }
     // `from m import X` where X moved to another module (reported on the import): its uses are
@@ -1093,40 +1090,6 @@ class FileCheck {
       if (to) return this.program.resolveMember(to, b.name);
     }
     return v;
-  }
-
-  /**
-   * What a target module binds `name` to, when that is one unconditional `name = C(...)` at its top
-   * level (followed through re-exports) that no function of the module rebinds (`global name`):
-   * an instance of the class the call builds.
-   */
-  private moduleInstance(module: string, name: string, depth: number): Instance | undefined {
-    if (depth > 3 || this.program.isUserModule(module.split('.')[0])) return undefined;
-    const s = this.program.summary(module);
-    const bs = s?.bindings.get(name);
-    if (!s || !bs || bs.length !== 1 || bs[0].conditional || s.dynamic) return undefined;
-    const b = bs[0];
-    if (b.kind === 'from') return this.moduleInstance(b.module, b.name, depth + 1);
-    if (b.kind !== 'value' || b.expr.kind !== 'call') return undefined;
-    if (this.reboundByFunction(module, s, name)) return undefined;
-    const r = this.checker.receivers.callResult(this.program.evalExpr(b.expr.callee, s));
-    return r.kind === 'instance' ? r : undefined;
-  }
-
-  /**
-   * Whether a function of target module `module` rebinds its global `name` (`global name`), read
-   * from the module's file once per summary (a summary stands for one content of the file).
-   */
-  private reboundByFunction(module: string, summary: ModuleSummary, name: string): boolean {
-    let known = reboundGlobals.get(summary);
-    if (!known) {
-      const file = this.program.findModule(module);
-      const text = file?.rel ? file.root.readText(file.rel) : undefined;
-      // names after `global` (no text: every name counts as rebound)
-      known = text === undefined ? '*' : new Set([...text.matchAll(/\bglobal[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)/g)].flatMap((m) => m[1].split(',').map((x) => x.trim())));
-      reboundGlobals.set(summary, known);
-    }
-    return known === '*' || known.has(name);
   }
 
   /**

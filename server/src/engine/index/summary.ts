@@ -105,7 +105,8 @@ export interface ClassInfo {
    * `name` is bound by an import in the method (`from module import name`, `import module as name`),
    * the same descriptors for `self.x = y` where the method binds its local `y` once, to such a call,
    * `none` for `self.x = None`, `lit:builtins.<class>` for a literal, display or comprehension
-   * (`self.x = []`, `= {}`, `= ""`, `= 0`), `?` for anything else (other values, augmented assignments,
+   * (`self.x = []`, `= {}`, `= ""`, `= 0`), `global:<name>` for a name of the module (`self.x =
+   * REGISTRY`), `?` for anything else (other values, augmented assignments,
    * unpacking, loop targets).
    */
   attrAssigns: Map<string, string[]>;
@@ -1282,6 +1283,11 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
       const lit = literalValue(raw, end);
       if (lit) {
         add(m[1], lit);
+        continue;
+      }
+      // `self.x = NAME`, a name of the module (not a parameter, a local or an import of the method)
+      if (name && name[1] !== self && !local(name[1])) {
+        add(m[1], `global:${name[1]}`);
         continue;
       }
     }

@@ -100,6 +100,9 @@ function splitTopLevel(t: string, sep: string): string[] {
 
 const unknown = (reason: string): Unknown => ({ kind: 'unknown', reason });
 
+/** Per target module summary: the names its functions declare `global` ('*': unknown). */
+const reboundGlobals = new WeakMap<ModuleSummary, Set<string> | '*'>();
+
 export class Receivers {
   /** Instance attributes being read through an attribute chain (against self-reference). */
   private readonly reading = new Set<string>();
@@ -176,6 +179,41 @@ export class Receivers {
     return text ? { text, summary } : undefined;
   }
 
+  /**
+   * What a module binds `name` to, when that is one unconditional `name = C(...)` at its top level
+   * (followed through `from` imports) that no function of the module rebinds (`global name`): an
+   * instance of the class the call builds.
+   */
+  moduleInstance(where: string | ModuleSummary, name: string, depth = 0): Instance | undefined {
+    if (depth > 8) return undefined;
+    // a module of the target by name (the user's own folders are not read for this), or a summary at hand
+    const s = typeof where !== 'string' ? where : this.program.isUserModule(where.split('.')[0]) ? undefined : this.program.summary(where);
+    const bs = s?.bindings.get(name);
+    if (!s || !bs || bs.length !== 1 || bs[0].conditional || s.dynamic) return undefined;
+    const b = bs[0];
+    if (b.kind === 'from') return this.moduleInstance(b.module, b.name, depth + 1);
+    if (b.kind !== 'value' || b.expr.kind !== 'call') return undefined;
+    if (s.name !== USER_FILE_MODULE && this.reboundByFunction(s.name, s, name)) return undefined;
+    const r = this.callResult(this.program.evalExpr(b.expr.callee, s));
+    return r.kind === 'instance' ? r : undefined;
+  }
+
+  /**
+   * Whether a function of target module `module` rebinds its global `name` (`global name`), read
+   * from the module's file once per summary (a summary stands for one content of the file).
+   */
+  private reboundByFunction(module: string, summary: ModuleSummary, name: string): boolean {
+    let known = reboundGlobals.get(summary);
+    if (!known) {
+      const file = this.program.findModule(module);
+      const text = file?.rel ? file.root.readText(file.rel) : undefined;
+      // names after `global` (no text: every name counts as rebound)
+      known = text === undefined ? '*' : new Set([...text.matchAll(/\bglobal[ \t]+(\w+(?:[ \t]*,[ \t]*\w+)*)/g)].flatMap((m) => m[1].split(',').map((x) => x.trim())));
+      reboundGlobals.set(summary, known);
+    }
+    return known === '*' || known.has(name);
+  }
+
   /** The value a call returns, from what is called: an exact instance of a class, or the function's return annotation. */
   callResult(callee: Value): Value {
     if (callee.kind === 'class') {
@@ -212,28 +250,11 @@ export class Receivers {
     const v = this.program.evalExpr(callee, summary);
     if (v.kind === 'function') return this.callables.classDecoratorEffect(d, summary);
     if (callee.kind !== 'attr' || callee.base.kind !== 'name') return undefined;
-    const inst = this.moduleInstance(summary, callee.base.name, 0);
+    const inst = this.moduleInstance(summary, callee.base.name);
     const m = inst ? this.member(inst, callee.attr) : undefined;
     if (m?.kind !== 'function') return undefined;
     const fn = d.kind === 'call' ? m.fn.returnedInner : m.fn;
     return fn && this.callables.handBackEffect(fn, m.summary);
-  }
-
-  /** A module-level name bound once to `C(...)` (followed through `from` imports): an instance of C. */
-  moduleInstance(summary: ModuleSummary, name: string, depth: number): Instance | undefined {
-    if (depth > 8 || summary.dynamic) return undefined;
-    const bs = summary.bindings.get(name);
-    if (!bs || bs.length !== 1) return undefined;
-    const b = bs[0];
-    if (b.kind === 'value' && b.expr.kind === 'call') {
-      const r = this.callResult(this.program.evalExpr(b.expr.callee, summary));
-      return r.kind === 'instance' ? r : undefined;
-    }
-    if (b.kind === 'from') {
-      const s = this.program.summary(b.module);
-      return s ? this.moduleInstance(s, b.name, depth + 1) : undefined;
-    }
-    return undefined;
   }
 
   /** Every `__new__` along the MRO returns `super().__new__(...)` / `object.__new__(...)`, and no class writes attributes by computed names. */
@@ -558,6 +579,14 @@ export class Receivers {
     if (d.startsWith('ann:') || d.startsWith('decl:')) return this.annotatedIn(d.slice(d.indexOf(':') + 1), cls, summary, inst);
     // `self.x = []`: a value of a builtin class, nothing of the target's
     if (d.startsWith('lit:')) return { kind: 'external', qualname: d.slice(4) };
+    if (d.startsWith('global:')) {
+      // `self.x = REGISTRY`, a name of the class's module bound once to `C(...)` there or where it imports it from
+      const name = d.slice(7);
+      const bs = summary.bindings.get(name);
+      const b = bs?.length === 1 ? bs[0] : undefined;
+      const inst = !b || b.conditional ? undefined : b.kind === 'from' ? this.moduleInstance(b.module, b.name) : b.kind === 'value' ? this.moduleInstance(summary.name, name) : undefined;
+      return inst ?? unknown(`${cls.name} assigns the attribute ${name}, a value the engine does not follow`);
+    }
     const chain = /^(self|attr|selfcall|attrcall):/.exec(d);
     if (chain) {
       // an attribute chain read off the instance itself, or off an annotated parameter; with
