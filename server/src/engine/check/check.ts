@@ -1339,7 +1339,8 @@ class FileCheck {
       case 'attribute':
       case 'subscript': {
         const inner = node.childForFieldName(node.type === 'attribute' ? 'object' : 'value');
-        return !!inner && this.fromTarget(inner, scope, depth + 1);
+        // what is read off a value known to come from outside the target (a tensor) is not the target's
+        return !!inner && this.valueOfExpr(inner, scope)?.kind !== 'external' && this.fromTarget(inner, scope, depth + 1);
       }
       case 'call': {
         const fn = node.childForFieldName('function');
