@@ -392,6 +392,34 @@ describe('receivers', () => {
     assert.equal(r.callsUntraced, 3);
   });
 
+  it('a local annotated with a class holds what its annotation declares where its value cannot be followed', async () => {
+    const dir = tempTree({
+      'slib/__init__.py': '',
+      'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', 'class Fast(Session):', '    def run(self, n, m):', '        return n', '', '', 'def open_session():', '    return Session()', ''].join('\n'),
+    });
+    const engine = await Engine.open({ targets: [dir] });
+    const text = [
+      'from slib.core import Fast, Session, open_session',
+      'def f():',
+      '    s: Session = open_session()',
+      '    s.run(1, 2)',
+      '    t: Session = open_session()  # type: ignore',
+      '    t.run(1, 2)',
+      '    u: Session = Fast()',
+      '    u.run(1)',
+      '',
+    ].join('\n');
+    const r = engine.check(text, 'user.py');
+    // declared by the annotation: a Session or a subclass, and Fast.run binds (1, 2) differently
+    assert.match(r.calls.find((c) => c.range.start.line === 3)?.unknownReason ?? '', /Fast\.run overrides it/);
+    // an annotation the type checker is told to ignore says nothing
+    assert.equal(r.calls.find((c) => c.range.start.line === 5)?.status, 'untraced');
+    // a value the engine follows wins over the annotation: an exact Fast, whose run takes two
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['8:missing-argument']);
+    const plain = await Engine.open({ targets: [tempTree({ 'slib/__init__.py': '', 'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', 'def open_session():', '    return Session()', ''].join('\n') })] });
+    assert.deepEqual(plain.check(text.replace(/Fast, /, '').replace('u: Session = Fast()', 'u = 1'), 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
+  });
+
   it("an attribute the target only ever sets to literals holds builtin values: calls on it are not the target's, and not counted", async () => {
     const dir = tempTree({
       'slib/__init__.py': '',

@@ -163,7 +163,8 @@ export class CancelledError extends Error {
 
 type LocalBinding =
   | Binding
-  | { kind: 'assigned'; value: Node }
+  /** `name = value`, or `name: annotation = value` (the annotation is left out on a line marked `# type: ignore`) */
+  | { kind: 'assigned'; value: Node; annotation?: string }
   /** A parameter: its annotation's text, and whether it is the first one of its function. */
   | { kind: 'param'; annotation?: string; first: boolean }
   /** `with value as name` */
@@ -962,7 +963,10 @@ class FileCheck {
             const left = c.childForFieldName('left');
             const right = c.childForFieldName('right');
             if (left?.type === 'identifier' && right && right.type !== 'assignment') {
-              add(left.text, { kind: 'assigned', value: right });
+              const type = c.childForFieldName('type');
+              const after = c.parent?.nextSibling;
+              const ignored = !!after && after.type === 'comment' && after.startPosition.row === c.endPosition.row && /type:\s*ignore\b/.test(after.text);
+              add(left.text, { kind: 'assigned', value: right, ...(type && !ignored ? { annotation: type.text } : {}) });
               break;
             }
             const names: string[] = [];
@@ -1041,7 +1045,7 @@ class FileCheck {
         if (list) {
           if (list.length === 1 && list[0]) {
             const b = list[0];
-            if (b.kind === 'assigned') return this.instanceFrom(b.value, s);
+            if (b.kind === 'assigned') return this.assignedLocal(b, s);
             if (b.kind === 'param') return this.parameterValue(b, s);
             if (b.kind === 'with') return this.enteredValue(b.value, s);
             if (b.kind === 'for') return this.loopValue(b.iter, s);
@@ -1054,7 +1058,7 @@ class FileCheck {
             for (const b of list as LocalBinding[]) {
               // `x = None` then `x = C()`: a method called on None fails anyway
               if (b.kind === 'assigned' && b.value.type === 'none') continue;
-              const v = b.kind === 'assigned' ? this.instanceFrom(b.value, s) : b.kind === 'param' ? this.parameterValue(b, s) : b.kind === 'with' ? this.enteredValue(b.value, s) : b.kind === 'for' ? this.loopValue(b.iter, s) : undefined;
+              const v = b.kind === 'assigned' ? this.assignedLocal(b, s) : b.kind === 'param' ? this.parameterValue(b, s) : b.kind === 'with' ? this.enteredValue(b.value, s) : b.kind === 'for' ? this.loopValue(b.iter, s) : undefined;
               if (!v || !(v.kind === 'instance' || isInstanceUnion(v))) return undefined;
               values.push(v);
             }
@@ -1150,6 +1154,17 @@ class FileCheck {
    * A parameter: `self` of a method of a module-level class is an instance of that class or of a
    * subclass (declared); a parameter annotated with a class is an instance of it or of a subclass.
    */
+  /**
+   * A local's assigned value: what the value is when it is an instance the engine follows, else
+   * what the local's annotation declares (`cfg: VllmConfig = get_config()`: a VllmConfig or a
+   * subclass, as for a parameter annotated so).
+   */
+  private assignedLocal(b: { value: Node; annotation?: string }, fnScope: Scope): Value | undefined {
+    const v = this.instanceFrom(b.value, fnScope);
+    if ((v && (v.kind === 'instance' || isInstanceUnion(v))) || !b.annotation) return v;
+    return this.parameterValue({ annotation: b.annotation, first: false }, fnScope) ?? v;
+  }
+
   private parameterValue(b: { annotation?: string; first: boolean }, fnScope: Scope): Value | undefined {
     if (b.first) {
       const m = this.methodOf(fnScope);
