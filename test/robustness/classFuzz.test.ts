@@ -82,6 +82,13 @@ describe('fuzzing edits inside the methods of a big class', () => {
     client.open(uri, original, 1);
     const first = await within('the first diagnostics', 60_000, client.diagnosticsFor(uri, 1));
     assert.ok(first.length > 10, 'the class has findings to follow');
+    // the server reads the workspace's classes in the background; until then calls on `self` wait
+    // for them (unknown), and it checks the file again once they are read: the edits start after that
+    const fresh = findingKeys(engine.check(original, file)).join('\n');
+    for (const until = Date.now() + 60_000; (client.diagnostics.get(uri)?.diagnostics ?? []).map(diagKey).sort().join('\n') !== fresh; ) {
+      assert.ok(Date.now() < until, 'the diagnostics of the opened file come to what a fresh check gives');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const mismatches: string[] = [];
     let compared = 0;
     let toggled = 0;
