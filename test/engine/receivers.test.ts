@@ -420,6 +420,65 @@ describe('receivers', () => {
     assert.deepEqual(plain.check(text.replace(/Fast, /, '').replace('u: Session = Fast()', 'u = 1'), 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
   });
 
+  it('an instance a registry may replace is of the class or a subclass: no class of the user stands for it; calling a value of several classes is checked against each', async () => {
+    const dir = tempTree({
+      'slib/__init__.py': '',
+      'slib/ops.py': [
+        'class Op:',
+        '    registry = {}',
+        '',
+        '    def __new__(cls, *args, **kwargs):',
+        '        op_cls = cls.registry.get(cls.__name__, cls)',
+        '        return super().__new__(op_cls)',
+        '',
+        '    def __init__(self):',
+        '        self.ready = True',
+        '',
+        '    def __call__(self, x):',
+        '        return x',
+        '',
+        '',
+        'class Norm(Op):',
+        '    def __call__(self, x, eps=0.0):',
+        '        return x',
+        '',
+      ].join('\n'),
+    });
+    const engine = await Engine.open({ targets: [dir] });
+    const text = [
+      'from slib.ops import Norm, Op', // 1
+      '', // 2
+      'class Block:', // 3
+      '    def __call__(self, a, b, c):', // 4: takes (1, 2, 3), but is no Norm
+      '        return a', // 5
+      '', // 6
+      'def f(flag):', // 7
+      '    n = Norm()', // 8
+      '    n(1, 2, 3)', // 9: Norm.__call__ takes two
+      '    m = Norm() if flag else Op()', // 10
+      '    m(1, 2, 3)', // 11: neither takes three
+      '    m(1, 2)', // 12: Norm takes two, Op one
+      '    m(1)', // 13: both take one
+      '',
+    ].join('\n');
+    const r = engine.check(text, 'user.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['9:too-many-positional', '11:too-many-positional']);
+    const at = (line: number) => r.calls.find((c) => c.range.start.line + 1 === line && c.callee.endsWith('__call__'));
+    assert.match(at(12)?.unknownReason ?? '', /Norm or Op, whose __call__ bind the call differently/);
+    assert.equal(at(13)?.status ?? 'checked', 'checked');
+  });
+
+  it('a subclass of torch.nn.Identity is built and called as one of torch.nn.Module is', async () => {
+    const dir = tempTree({
+      'slib/__init__.py': '',
+      'slib/layers.py': ['import torch', '', '', 'class Missing(torch.nn.Identity):', '    def __init__(self, *args, **kwargs):', '        super().__init__()', '', '    def forward(self, x):', '        return x', ''].join('\n'),
+    });
+    const engine = await Engine.open({ targets: [dir] });
+    const r = engine.check(['from slib.layers import Missing', 'def f():', '    m = Missing(3)', '    m(1, 2)', '    m(1)', ''].join('\n'), 'user.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
+    assert.equal(r.calls.find((c) => c.range.start.line === 4)?.callee, 'slib.layers.Missing.forward');
+  });
+
   it("an attribute the target only ever sets to literals holds builtin values: calls on it are not the target's, and not counted", async () => {
     const dir = tempTree({
       'slib/__init__.py': '',

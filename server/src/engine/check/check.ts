@@ -1633,6 +1633,7 @@ class FileCheck {
         // the user's own classes that derive from nothing in the target are not audited
         if (v.kind === 'unknown') return this.targetish(base) ? { untraced: v.reason, absent: v.absent ? { inst: base, attr } : undefined } : undefined;
         if (v.kind === 'instance') return this.instanceCallSpec(v);
+        if (isInstanceUnion(v)) return this.unionCallSpec(v.values);
         return { spec: this.checker.callables.specOf(v, 'instance'), value: v, receiver: base, method: attr };
       }
       if (isInstanceUnion(base)) {
@@ -1652,6 +1653,7 @@ class FileCheck {
       const v = this.resolveName(fn.text, scope);
       if (!v || v.kind === 'external' || v.kind === 'missing' || v.kind === 'special') return undefined;
       if (v.kind === 'instance') return this.instanceCallSpec(v);
+      if (isInstanceUnion(v)) return this.unionCallSpec(v.values);
       return { spec: this.checker.callables.specOf(v, 'plain'), value: v };
     }
     if (fn.type === 'subscript') {
@@ -1663,6 +1665,21 @@ class FileCheck {
       return { spec: this.checker.callables.specOf(v, 'plain'), value: v };
     }
     return undefined;
+  }
+
+  /**
+   * `obj(...)` on a value that holds an instance of one of several classes: checked against the
+   * method each class's `__call__` runs, as a method call on a receiver of several classes is, when
+   * that is the same method name for all of them.
+   */
+  private unionCallSpec(insts: Instance[]): Resolved | { untraced: string } | undefined {
+    const calls = insts.map((i) => this.checker.receivers.instanceCall(i));
+    const union: Value = { kind: 'anyOf', values: insts };
+    const bad = calls.find((c) => c.value.kind !== 'function');
+    if (bad) return this.targetish(union) ? { untraced: bad.value.kind === 'unknown' ? bad.value.reason : 'calling it may run something other than a method' } : undefined;
+    if (calls.some((c) => c.method !== calls[0].method)) return this.targetish(union) ? { untraced: 'calling it runs __call__ for some of the classes it may hold and forward for others' } : undefined;
+    const value: Value = { kind: 'anyOf', values: calls.map((c) => c.value) };
+    return { spec: this.checker.callables.specOf(value, 'instance'), value, receivers: insts, method: calls[0].method };
   }
 
   /** `obj(...)` on an instance: the method that `__call__` runs (see `Receivers.instanceCall`), as a method call on it. */
@@ -1737,7 +1754,7 @@ class FileCheck {
     }
     if (!had) return false;
     // a subclass the value may be (or, for an annotation, a class of the user's with the method) may define it
-    if (inst.declared && this.checker.receivers.dispatch(inst.cls, inst.summary, attr, '', () => undefined, this.fileClasses(), !this.isUser(inst.summary), !inst.self)) return false;
+    if (inst.declared && this.checker.receivers.dispatch(inst.cls, inst.summary, attr, '', () => undefined, this.fileClasses(), !this.isUser(inst.summary), !inst.self && !inst.registry)) return false;
     // a class of the user's that sets it on its instances (`self.m = ...`) may be the one at run time,
     // if it may stand for the declared class
     if (inst.declared && this.fileClasses().some((c) => c.cls.attrAssigns.has(attr) && this.mayStandFor(c, inst.cls, inst.summary, attr))) return false;
@@ -2012,7 +2029,7 @@ class FileCheck {
         bindKey('instance'),
         this.fileClasses(),
         !this.isUser(receiver.summary),
-        !receiver.self,
+        !receiver.self && !receiver.registry,
       );
       if (why) {
         this.unknownCall(call, nameNode, spec.qualname, why);

@@ -25,7 +25,11 @@ export type Value =
    * An instance of exactly this class (`x = C(...)`), or with `declared` of this class or any
    * subclass of it (an annotation, `self`).
    */
-  | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary; declared?: boolean; self?: boolean }
+  /**
+   * `declared`: the instance may be of a subclass (`self`, an annotation, a `__new__` that may hand
+   * back a registered replacement: `registry`, which stands for subclasses only, as `self` does).
+   */
+  | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary; declared?: boolean; self?: boolean; registry?: boolean }
   | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo }
   /** A library object known by name (see specials.ts). */
   | { kind: 'special'; name: string }

@@ -221,7 +221,7 @@ export class Receivers {
       // a `__new__` that hands back what `object.__new__` builds, maybe for a subclass (a registry
       // of replacements): an instance of the class or of a subclass
       if (this.callables.constructorSpec(callee.cls, callee.summary).kind === 'known' && this.newBuildsInstance(callee.cls, callee.summary)) {
-        return { kind: 'instance', cls: callee.cls, summary: callee.summary, declared: true };
+        return { kind: 'instance', cls: callee.cls, summary: callee.summary, declared: true, registry: true };
       }
       return unknown(`${callee.cls.name}(...) may not build a plain instance`);
     }
@@ -816,8 +816,13 @@ export function agree(values: Value[]): Value {
     for (const v of vs) {
       if (v.kind !== 'instance') return v.kind === 'unknown' ? v : unknown(`it may be ${kindInWords(v.kind)}`);
       const at = classes.findIndex((c) => c.cls === v.cls || (c.cls.qualname === v.cls.qualname && c.cls.line === v.cls.line && c.summary.file === v.summary.file));
-      if (at < 0) classes.push({ kind: 'instance', cls: v.cls, summary: v.summary, declared: !!v.declared });
-      else if (v.declared && !classes[at].declared) classes[at] = { ...classes[at], declared: true };
+      // a replacement a registry hands back is a subclass; an annotation's value may be any class
+      const registry = (x: Instance): boolean => !x.declared || !!x.registry;
+      if (at < 0) classes.push({ kind: 'instance', cls: v.cls, summary: v.summary, declared: !!v.declared, ...(v.declared && v.registry ? { registry: true } : {}) });
+      else if (v.declared) {
+        const c = classes[at];
+        classes[at] = { kind: 'instance', cls: c.cls, summary: c.summary, declared: true, ...(registry(c) && registry(v) ? { registry: true } : {}) };
+      }
     }
   }
   if (classes.length === 1) return classes[0];

@@ -27,6 +27,10 @@ const ALIASES: Record<string, string> = {
   'abc.abstractclassmethod': 'abc.abstractmethod',
   'abc.abstractstaticmethod': 'abc.abstractmethod',
   'torch.nn.modules.module.Module': 'torch.nn.Module',
+  // a Module whose forward hands back its input and whose __init__ takes anything: for the names
+  // it has and how it is built and called, what torch.nn.Module is (forward is in its list)
+  'torch.nn.Identity': 'torch.nn.Module',
+  'torch.nn.modules.linear.Identity': 'torch.nn.Module',
   'attr.attrs': 'attr.s',
   'attr.attrib': 'attr.ib',
   'attrs.define': 'attr.define',
