@@ -1151,10 +1151,6 @@ class FileCheck {
   }
 
   /**
-   * A parameter: `self` of a method of a module-level class is an instance of that class or of a
-   * subclass (declared); a parameter annotated with a class is an instance of it or of a subclass.
-   */
-  /**
    * A local's assigned value: what the value is when it is an instance the engine follows, else
    * what the local's annotation declares (`cfg: VllmConfig = get_config()`: a VllmConfig or a
    * subclass, as for a parameter annotated so).
@@ -1165,6 +1161,10 @@ class FileCheck {
     return this.parameterValue({ annotation: b.annotation, first: false }, fnScope) ?? v;
   }
 
+  /**
+   * A parameter: `self` of a method of a module-level class is an instance of that class or of a
+   * subclass (declared); a parameter annotated with a class is an instance of it or of a subclass.
+   */
   private parameterValue(b: { annotation?: string; first: boolean }, fnScope: Scope): Value | undefined {
     if (b.first) {
       const m = this.methodOf(fnScope);
@@ -1757,7 +1757,7 @@ class FileCheck {
     if (inst.declared && this.checker.receivers.dispatch(inst.cls, inst.summary, attr, '', () => undefined, this.fileClasses(), !this.isUser(inst.summary), !inst.self && !inst.registry)) return false;
     // a class of the user's that sets it on its instances (`self.m = ...`) may be the one at run time,
     // if it may stand for the declared class
-    if (inst.declared && this.fileClasses().some((c) => c.cls.attrAssigns.has(attr) && this.mayStandFor(c, inst.cls, inst.summary, attr))) return false;
+    if (inst.declared && this.fileClasses().some((c) => c.cls.attrAssigns.has(attr) && this.mayStandFor(c, inst.cls, inst.summary, attr, !inst.self && !inst.registry))) return false;
     if (called) {
       this.callsChecked++;
       this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: `${had.cls.qualname}.${attr}`, signatures: [], definition: null });
@@ -1784,13 +1784,15 @@ class FileCheck {
    * typing, which takes more than `attr` alone: `c` has another public name (a method, a class
    * attribute, a field or an attribute its methods set) that a class of `cls`'s MRO has too. A
    * class that shares nothing else with `cls` (a builder that copies one setting of a config onto
-   * itself under the same name) is not taken for it.
+   * itself under the same name) is not taken for it. Without `annotated` (`self`, an instance a
+   * registry may replace) only a subclass may be what the value holds.
    */
-  private mayStandFor(c: { cls: ClassInfo; summary: ModuleSummary }, cls: ClassInfo, summary: ModuleSummary, attr: string): boolean {
+  private mayStandFor(c: { cls: ClassInfo; summary: ModuleSummary }, cls: ClassInfo, summary: ModuleSummary, attr: string, annotated: boolean): boolean {
     if (c.cls === cls) return true;
     const same = (x: ClassInfo): boolean => x === cls || (x.qualname === cls.qualname && x.line === cls.line && x.module === cls.module);
     const mine = this.checker.callables.mro(c.cls, c.summary);
     if (!mine || mine.some((e) => e.kind === 'unknown' || (e.kind === 'class' && same(e.cls)))) return true;
+    if (!annotated) return false;
     const theirs = this.checker.callables.mro(cls, summary);
     if (!theirs) return true;
     const names = new Set<string>();

@@ -1240,18 +1240,13 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
       }
       // `self.x = self.a.b`, and `self.x = param.a.b` where the parameter is annotated (and the
       // method does not rebind it): the attribute chain read off the instance or the parameter
+      const read = chainValue(after, raw, self, params);
+      if (read) {
+        add(m[1], read);
+        continue;
+      }
       const chain = /^\s*=(?!=)\s*([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)+)[ \t]*(#[^\n]*)?(\r?\n|$)/.exec(after);
       if (chain) {
-        const path = chain[2].slice(1);
-        const from = chain[1] === self ? undefined : params.find((p) => p.name === chain[1] && p.annotation && (p.kind === 'normal' || p.kind === 'kwonly' || p.kind === 'posonly'));
-        if (chain[1] === self && !rebinds(raw, self)) {
-          add(m[1], `self:${path}`);
-          continue;
-        }
-        if (from && !rebinds(raw, from.name)) {
-          add(m[1], `attr:${path}:${from.annotation!.replace(/\s+/g, ' ')}`);
-          continue;
-        }
         // `self.x = E.NAME` with a name of the module (not a parameter or a local of the method)
         if (chain[1] !== self && !params.some((p) => p.name === chain[1]) && !rebinds(raw, chain[1]) && !new RegExp(`\\bimport\\b[^\\n]*\\b${chain[1]}\\b`).test(raw)) {
           add(m[1], `value:${chain[1]}${chain[2]}`);

@@ -23,11 +23,9 @@ export type Value =
   | { kind: 'class'; cls: ClassInfo; summary: ModuleSummary }
   /**
    * An instance of exactly this class (`x = C(...)`), or with `declared` of this class or any
-   * subclass of it (an annotation, `self`).
-   */
-  /**
-   * `declared`: the instance may be of a subclass (`self`, an annotation, a `__new__` that may hand
-   * back a registered replacement: `registry`, which stands for subclasses only, as `self` does).
+   * subclass of it (an annotation, `self`, or a `__new__` that may hand back a registered
+   * replacement: `registry`, which like `self` stands for subclasses only, where an annotation's
+   * value may be of any class with the right methods).
    */
   | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary; declared?: boolean; self?: boolean; registry?: boolean }
   | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo }
