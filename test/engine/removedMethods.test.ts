@@ -220,6 +220,7 @@ describe('methods the target removed', () => {
     ].join('\n');
     assert.deepEqual(lines(engine.check(tested, 'tested.py')), ['10:unknown-attribute']);
   });
+
   it('a class of the user that copies the setting onto itself under the same name is not taken for the config; one that may stand for it is', async () => {
     const lib = (fields: string[]): Record<string, string> => ({
       ...COMMON,
