@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
-import { FIXTURES, tempTree } from '../helpers';
+import { checkAgainst, FIXTURES, tempTree } from '../helpers';
 
 const DIR = path.join(FIXTURES, 'receivers');
 const USER = fs.readFileSync(path.join(DIR, 'user.py'), 'utf8');
@@ -17,6 +17,12 @@ const USER = fs.readFileSync(path.join(DIR, 'user.py'), 'utf8');
 async function checkWith(version: 'v1' | 'v2', text = USER): Promise<CheckResult> {
   const engine = await Engine.open({ targets: [path.join(DIR, version)] });
   return engine.check(text, 'user.py');
+}
+
+/** A library with a Session class (with `withFast`, a subclass whose run takes two) and a function without a return annotation that builds one. */
+function sessionLib(withFast: boolean): Record<string, string> {
+  const fast = withFast ? ['class Fast(Session):', '    def run(self, n, m):', '        return n', '', ''] : [];
+  return { 'slib/__init__.py': '', 'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', ...fast, 'def open_session():', '    return Session()', ''].join('\n') };
 }
 
 /** What each marked line of the user file expects: `expect: CODE`, `checked`, `unknown`, `untraced`. */
@@ -349,11 +355,6 @@ describe('receivers', () => {
   });
 
   it('a call on a name bound once to what the target gives, whose class is not known, is counted as untraced', async () => {
-    const dir = tempTree({
-      'slib/__init__.py': '',
-      'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', 'def open_session():', '    return Session()', ''].join('\n'),
-    });
-    const engine = await Engine.open({ targets: [dir] });
     const text = [
       'import slib.core',
       'from slib.core import open_session',
@@ -375,7 +376,7 @@ describe('receivers', () => {
       '    u.run(7)',
       '',
     ].join('\n');
-    const r = engine.check(text, 'user.py');
+    const r = await checkAgainst(sessionLib(false), text);
     const status = (line: number): string | undefined => {
       const c = r.calls.find((x) => x.range.start.line + 1 === line && x.callee.endsWith('.run'));
       return c && (c.status ?? 'checked');
@@ -393,11 +394,6 @@ describe('receivers', () => {
   });
 
   it('a local annotated with a class holds what its annotation declares where its value cannot be followed', async () => {
-    const dir = tempTree({
-      'slib/__init__.py': '',
-      'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', 'class Fast(Session):', '    def run(self, n, m):', '        return n', '', '', 'def open_session():', '    return Session()', ''].join('\n'),
-    });
-    const engine = await Engine.open({ targets: [dir] });
     const text = [
       'from slib.core import Fast, Session, open_session',
       'def f():',
@@ -409,19 +405,19 @@ describe('receivers', () => {
       '    u.run(1)',
       '',
     ].join('\n');
-    const r = engine.check(text, 'user.py');
+    const r = await checkAgainst(sessionLib(true), text);
     // declared by the annotation: a Session or a subclass, and Fast.run binds (1, 2) differently
     assert.match(r.calls.find((c) => c.range.start.line === 3)?.unknownReason ?? '', /Fast\.run overrides it/);
     // an annotation the type checker is told to ignore says nothing
     assert.equal(r.calls.find((c) => c.range.start.line === 5)?.status, 'untraced');
     // a value the engine follows wins over the annotation: an exact Fast, whose run takes two
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['8:missing-argument']);
-    const plain = await Engine.open({ targets: [tempTree({ 'slib/__init__.py': '', 'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', 'def open_session():', '    return Session()', ''].join('\n') })] });
-    assert.deepEqual(plain.check(text.replace(/Fast, /, '').replace('u: Session = Fast()', 'u = 1'), 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
+    const plain = await checkAgainst(sessionLib(false), text.replace(/Fast, /, '').replace('u: Session = Fast()', 'u = 1'));
+    assert.deepEqual(plain.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
   });
 
   it('an instance a registry may replace is of the class or a subclass: no class of the user stands for it; calling a value of several classes is checked against each', async () => {
-    const dir = tempTree({
+    const files = {
       'slib/__init__.py': '',
       'slib/ops.py': [
         'class Op:',
@@ -443,8 +439,7 @@ describe('receivers', () => {
         '        return x',
         '',
       ].join('\n'),
-    });
-    const engine = await Engine.open({ targets: [dir] });
+    };
     const text = [
       'from slib.ops import Norm, Op', // 1
       '', // 2
@@ -461,7 +456,7 @@ describe('receivers', () => {
       '    m(1)', // 13: both take one
       '',
     ].join('\n');
-    const r = engine.check(text, 'user.py');
+    const r = await checkAgainst(files, text);
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['9:too-many-positional', '11:too-many-positional']);
     const at = (line: number) => r.calls.find((c) => c.range.start.line + 1 === line && c.callee.endsWith('__call__'));
     assert.match(at(12)?.unknownReason ?? '', /Norm or Op, whose __call__ bind the call differently/);
@@ -469,18 +464,17 @@ describe('receivers', () => {
   });
 
   it('a subclass of torch.nn.Identity is built and called as one of torch.nn.Module is', async () => {
-    const dir = tempTree({
+    const files = {
       'slib/__init__.py': '',
       'slib/layers.py': ['import torch', '', '', 'class Missing(torch.nn.Identity):', '    def __init__(self, *args, **kwargs):', '        super().__init__()', '', '    def forward(self, x):', '        return x', ''].join('\n'),
-    });
-    const engine = await Engine.open({ targets: [dir] });
-    const r = engine.check(['from slib.layers import Missing', 'def f():', '    m = Missing(3)', '    m(1, 2)', '    m(1)', ''].join('\n'), 'user.py');
+    };
+    const r = await checkAgainst(files, ['from slib.layers import Missing', 'def f():', '    m = Missing(3)', '    m(1, 2)', '    m(1)', ''].join('\n'));
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
     assert.equal(r.calls.find((c) => c.range.start.line === 4)?.callee, 'slib.layers.Missing.forward');
   });
 
   it("an attribute the target only ever sets to literals holds builtin values: calls on it are not the target's, and not counted", async () => {
-    const dir = tempTree({
+    const files = {
       'slib/__init__.py': '',
       'slib/core.py': [
         'def make():',
@@ -504,8 +498,7 @@ describe('receivers', () => {
         '        self.mixed = make()',
         '',
       ].join('\n'),
-    });
-    const engine = await Engine.open({ targets: [dir] });
+    };
     const text = [
       'from slib.core import Base',
       'class Mine(Base):',
@@ -518,7 +511,7 @@ describe('receivers', () => {
       '        self.arr.reshape(3).sum()',
       '',
     ].join('\n');
-    const r = engine.check(text, 'user.py');
+    const r = await checkAgainst(files, text);
     assert.deepEqual(r.findings, []);
     // what a method of an outside value returns is not the target's either
     assert.deepEqual(r.calls.map((c) => `${c.range.start.line + 1}:${c.status ?? 'checked'}`), ['8:untraced']);
