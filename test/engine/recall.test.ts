@@ -181,7 +181,7 @@ describe('recall of general patterns', () => {
       'first, *rest = expert_map(4)', // 5: starred: fits any length
       'x, y = pair(1)', // 6: fits
       'p, q = many(2)', // 7: any length
-      'u, v = Planner().plan()', // 8: a method: an override may return another shape
+      'u, v = Planner().plan()', // 8: a method whose annotation did not change
       'try:',
       '    s, e = expert_map(4)', // 10: the code catches the error
       'except ValueError:',
@@ -200,6 +200,56 @@ describe('recall of general patterns', () => {
       assert.match(r.findings[0].message, /expert_map\(\) returns 3 values in the target .*this unpacks 2 as the baseline's did .*ValueError: too many values to unpack \(expected 2\)/);
       // an annotation alone says nothing: real functions do not always keep theirs
       assert.deepEqual((await Engine.open({ targets: [target] })).check(code, 'user.py').findings, []);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+      fs.rmSync(target, { recursive: true, force: true });
+    }
+  });
+
+  it('a method\'s result unpacked into another number of names, where the receiver\'s method is decided', async () => {
+    const lib = (base: boolean) => ({
+      'pkg/__init__.py': '',
+      'pkg/planner.py': [
+        'class Planner:',
+        `    def split(self) -> tuple[int, int${base ? '' : ', int'}]:`,
+        `        return ${base ? '1, 2' : '1, 2, 3'}`,
+        `    def __call__(self) -> tuple[int, int${base ? '' : ', int'}]:`,
+        `        return ${base ? '1, 2' : '1, 2, 3'}`,
+        'class Loader:',
+        `    def load(self) -> tuple[int, int${base ? '' : ', int'}]:`,
+        `        return ${base ? '1, 2' : '1, 2, 3'}`,
+        'class FastLoader(Loader):',
+        '    def load(self) -> tuple[int, int]:',
+        '        return 1, 2',
+        '',
+      ].join('\n'),
+    });
+    const code = [
+      'from pkg.planner import Planner, Loader', // 1
+      'class MyPlanner(Planner):',
+      '    def go(self):',
+      '        a, b = self.split()', // 4: inherited, and no subclass of MyPlanner overrides it
+      'class Other(Planner):',
+      '    def split(self):',
+      '        return 1, 2',
+      'def use(p: Planner, l: Loader):',
+      '    a, b = Planner().split()', // 9: the class is certain
+      '    c, d = p.split()', // 10: p may hold an Other, whose split returns what it likes
+      '    e, f = l.load()', // 11: l may hold a FastLoader, whose load returns 2
+      '    g, h = Planner()()', // 12: calling the instance: hooks of __call__ are not followed
+      '    i, j, k = Planner().split()', // 13: fits
+      '',
+    ].join('\n');
+    const base = tempTree(lib(true));
+    const target = tempTree(lib(false));
+    try {
+      const engine = await Engine.open({ targets: [target], baseline: [base] });
+      const r = engine.check(code, 'user.py');
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:unpack-mismatch:pkg.planner.Planner.split', '9:unpack-mismatch:pkg.planner.Planner.split']);
+      assert.match(r.findings[0].message, /split\(\) returns 3 values in the target \(-> tuple\[int, int, int\]\), and this unpacks 2 as the baseline's did \(-> tuple\[int, int\]\)/);
+      // without the class Other, nothing else may hold p: its call is decided too
+      const alone = engine.check(code.replace('class Other(Planner):\n    def split(self):\n        return 1, 2', 'class Other:\n    pass\n'), 'user.py');
+      assert.deepEqual(alone.findings.map((f) => f.range.start.line + 1), [4, 9, 10]);
     } finally {
       fs.rmSync(base, { recursive: true, force: true });
       fs.rmSync(target, { recursive: true, force: true });

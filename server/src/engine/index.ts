@@ -97,6 +97,17 @@ export class Engine {
           const v = program.resolveMember(module, name);
           return v.kind === 'function' && !v.owner ? v.fn.returns : undefined;
         },
+        baselineMethodReturns: (module, qualname, method) => {
+          const c = program.classByQualname(module, qualname);
+          const mro = c && this.baseline!.checker.callables.mro(c.cls, c.summary);
+          for (const e of mro ?? []) {
+            if (e.kind !== 'class') return undefined;
+            if (!e.cls.members.has(method)) continue;
+            const v = program.classMember(e.cls, e.summary, method);
+            return v?.kind === 'function' ? v.fn.returns : undefined;
+          }
+          return undefined;
+        },
         baselineHasSource: (name) => {
           const m = program.findModule(name);
           return !!m && !m.compiled && !m.buildFilled && !!m.rel && m.rel.endsWith('.py');

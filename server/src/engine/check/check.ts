@@ -63,6 +63,8 @@ export interface CrossVersion {
   baselineHasSource(name: string): boolean;
   /** The return annotation of the baseline's module-level function `module.name`, if it has one. */
   baselineReturns?(module: string, name: string): string | undefined;
+  /** The return annotation of the method that the baseline's class `qualname` (of `module`) finds along its MRO, if it has one. */
+  baselineMethodReturns?(module: string, qualname: string, method: string): string | undefined;
   /** The baseline's `module.name` is a def or class, and the target defines it, uniquely, in this other module. */
   movedName(module: string, name: string): string | undefined;
   /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr` (with `classLevel`: defines it in its body), by name. */
@@ -240,6 +242,11 @@ function leadingPositional(args: CallArg[]): number {
 
 const HANDLES_TYPE_ERROR = /^TypeError$/;
 const HANDLES_VALUE_ERROR = /^(ValueError|Exception|BaseException)$/;
+
+/** An annotation written over several lines, on one: `tuple[\n    A,\n    B,\n]` as `tuple[A, B]`. */
+function oneLine(annotation: string): string {
+  return annotation.replace(/\s+/g, ' ').replace(/([[(]) /g, '$1').replace(/,? ([\])])/g, '$1');
+}
 
 /** The number of elements of a fixed-length tuple annotation (`tuple[A, B]`, `Tuple[A, B]`); undefined for any other. */
 export function fixedTupleLength(annotation: string): number | undefined {
@@ -1923,12 +1930,15 @@ class FileCheck {
   }
 
   /**
-   * `a, b = f(...)` where `f` is a plain function of the target whose return annotation is a tuple
-   * of another fixed length, while the baseline's `f` was annotated with as many elements as are
+   * `a, b = f(...)` where `f` is a function of the target whose return annotation is a tuple of
+   * another fixed length, while the baseline's `f` was annotated with as many elements as are
    * unpacked: a ValueError. An annotation alone is not enough (real libraries have tuple
-   * annotations that their functions do not keep); the change between the versions is. Methods
-   * are left alone (an override may return another shape), and so are starred targets, code that
-   * catches ValueError and code for other versions.
+   * annotations that their functions do not keep); the change between the versions is. A method
+   * counts on a receiver whose method is decided (`r.m(...)`, `self.m(...)`); where the receiver
+   * may be a subclass, every override the engine knows of must be annotated with the same length
+   * (virtual dispatch, as for binding). Calls of an instance (`__call__`, which hooks may wrap),
+   * of a class's method, through super() or on a receiver of several classes are left alone, and
+   * so are starred targets, code that catches ValueError and code for other versions.
    */
   private checkUnpack(call: Node, resolved: Resolved, qualname: string): void {
     const parent = call.parent;
@@ -1938,19 +1948,29 @@ class FileCheck {
     const targets = left.namedChildren.filter((t): t is Node => !!t && t.type !== 'comment');
     if (targets.some((t) => t.type === 'list_splat_pattern')) return;
     const v = resolved.value;
-    if (v.kind !== 'function' || v.owner || resolved.method || resolved.receiver || resolved.receivers || resolved.classReceiver || resolved.superOf) return;
+    if (v.kind !== 'function' || resolved.receivers || resolved.classReceiver || resolved.superOf) return;
+    const inst = resolved.receiver;
+    if (!v.owner !== !inst) return;
+    // `r.m(...)` itself, not `r(...)` running a method
+    const callee = call.childForFieldName('function');
+    if (inst ? callee?.type !== 'attribute' || callee.childForFieldName('attribute')?.text !== v.fn.name : resolved.method) return;
     const returned = v.fn.returns ? fixedTupleLength(v.fn.returns) : undefined;
     if (returned === undefined || returned === targets.length) return;
-    const was = this.opts.crossVersion?.baselineReturns?.(v.summary.name, v.fn.name);
+    const cv = this.opts.crossVersion;
+    const was = v.owner ? cv?.baselineMethodReturns?.(v.summary.name, v.owner.qualname, v.fn.name) : cv?.baselineReturns?.(v.summary.name, v.fn.name);
     if (!was || fixedTupleLength(was) !== targets.length) return;
     if (guardedBy(call, HANDLES_VALUE_ERROR) || otherVersionCode(call)) return;
+    if (inst?.declared) {
+      const length = (x: Value): string | undefined => (x.kind === 'function' && x.fn.returns ? String(fixedTupleLength(x.fn.returns)) : undefined);
+      if (this.checker.receivers.dispatch(inst.cls, inst.summary, v.fn.name, String(returned), length, this.fileClasses(), !this.isUser(inst.summary), !inst.self && !inst.registry)) return;
+    }
     const name = qualname.slice(qualname.lastIndexOf('.') + 1);
     this.findings.push({
       file: this.opts.file,
       range: rangeOf(left),
       severity: 'error',
       code: 'unpack-mismatch',
-      message: `${name}() returns ${returned} values in the target (-> ${v.fn.returns}), and this unpacks ${targets.length} as the baseline's did (-> ${was}): ValueError: ${returned > targets.length ? `too many values to unpack (expected ${targets.length})` : `not enough values to unpack (expected ${targets.length}, got ${returned})`}`,
+      message: `${name}() returns ${returned} values in the target (-> ${oneLine(v.fn.returns!)}), and this unpacks ${targets.length} as the baseline's did (-> ${oneLine(was)}): ValueError: ${returned > targets.length ? `too many values to unpack (expected ${targets.length})` : `not enough values to unpack (expected ${targets.length}, got ${returned})`}`,
       change: `\`${name}\` returns ${returned} values instead of ${targets.length}`,
       callee: qualname,
       param: null,
