@@ -9,7 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
-import { checkAgainst, FIXTURES, tempTree } from '../helpers';
+import { brief, checkAgainst, FIXTURES, tempTree } from '../helpers';
 
 const DIR = path.join(FIXTURES, 'receivers');
 const USER = fs.readFileSync(path.join(DIR, 'user.py'), 'utf8');
@@ -352,6 +352,36 @@ describe('receivers', () => {
     const r = engine.check(base, 'base.py');
     assert.deepEqual(r.findings, []);
     assert.match(r.calls.find((c) => c.range.start.line === 3)?.unknownReason ?? '', /Sub\._prepare_inputs overrides it/);
+  });
+
+  it('a class whose base is one of several classes (a conditional import) derives from what one of them derives from, and from nothing else', async () => {
+    const lib = { ...sessionLib(false), 'slib/engines.py': ['class EngineA:', '    pass', '', 'class EngineB:', '    pass', ''].join('\n') };
+    const code = (fallback: string) =>
+      [
+        'from slib.core import Session',
+        'try:',
+        '    from slib.engines import EngineA as Base',
+        'except ImportError:',
+        `    ${fallback}`,
+        'class Mine(Base):',
+        '    def run(self, n, m):',
+        '        return n',
+        'class Runner(Session):',
+        '    def go(self):',
+        '        self.run(1, 2)', // 11
+        '',
+      ].join('\n');
+    // Mine's base is EngineA or EngineB: it is no subclass of Runner, whose run takes one argument
+    const r = await checkAgainst(lib, code('from slib.engines import EngineB as Base'));
+    assert.deepEqual(brief(r), ['11:too-many-positional:']);
+    // `object` instead of EngineB: still no Runner
+    assert.deepEqual(brief(await checkAgainst(lib, code('Base = object'))), ['11:too-many-positional:']);
+    // one of them may be a Runner (a module the engine cannot read, a name the target lacks): Mine may be what self holds
+    for (const fallback of ['from user_runner import Runner as Base', 'from slib.missing import Base']) {
+      const open = await checkAgainst(lib, code(fallback));
+      assert.deepEqual(brief(open), [], fallback);
+      assert.match(open.calls.find((c) => c.range.start.line === 10)?.unknownReason ?? '', /Mine\.run overrides it/, fallback);
+    }
   });
 
   it('a call on a name bound once to what the target gives, whose class is not known, is counted as untraced', async () => {

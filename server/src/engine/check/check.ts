@@ -1797,9 +1797,9 @@ class FileCheck {
   private mayStandFor(c: { cls: ClassInfo; summary: ModuleSummary }, cls: ClassInfo, summary: ModuleSummary, attr: string, annotated: boolean): boolean {
     if (c.cls === cls) return true;
     const same = (x: ClassInfo): boolean => x === cls || (x.qualname === cls.qualname && x.line === cls.line && x.module === cls.module);
-    const mine = this.checker.callables.mro(c.cls, c.summary);
-    if (!mine || mine.some((e) => e.kind === 'unknown' || (e.kind === 'class' && same(e.cls)))) return true;
+    if (this.checker.callables.mayDerive(c.cls, c.summary, same)) return true;
     if (!annotated) return false;
+    const mine = this.checker.callables.mro(c.cls, c.summary)!;
     const theirs = this.checker.callables.mro(cls, summary);
     if (!theirs) return true;
     const names = new Set<string>();

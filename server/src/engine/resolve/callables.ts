@@ -75,7 +75,8 @@ export type Entry =
   | { kind: 'class'; cls: ClassInfo; summary: ModuleSummary }
   | { kind: 'special'; name: string }
   | { kind: 'external'; qualname: string }
-  | { kind: 'unknown'; reason: string };
+  /** `alternatives`: a base that is one of these values (a name a conditional import binds). */
+  | { kind: 'unknown'; reason: string; alternatives?: Value[] };
 
 export function sameEntry(a: Entry, b: Entry): boolean {
   if (a === b) return true;
@@ -264,7 +265,24 @@ export class Callables {
     if (k.kind === 'special') return { kind: 'special', name: k.name };
     if (k.kind === 'external') return { kind: 'external', qualname: k.qualname };
     if (k.kind === 'unknown') return { kind: 'unknown', reason: k.reason };
+    if (k.kind === 'anyOf') return { kind: 'unknown', reason: 'a base that is one of several classes', alternatives: k.values };
     return { kind: 'unknown', reason: `a base of kind ${k.kind}` };
+  }
+
+  /**
+   * Whether class `c` may derive from `cls` (`same` says which class is it): its MRO holds it or
+   * cannot be worked out. A base that is one of several values (a conditional import) may lead to
+   * it only if one of them may: a class whose MRO may hold it, or a value the engine cannot see
+   * (a module it cannot read may be the user's own); `object` and the like never do.
+   */
+  mayDerive(c: ClassInfo, summary: ModuleSummary, same: (x: ClassInfo) => boolean, depth = 0): boolean {
+    const mro = this.mro(c, summary);
+    if (!mro || depth > 8) return true;
+    return mro.some((e) => {
+      if (e.kind === 'class') return same(e.cls);
+      if (e.kind !== 'unknown') return false;
+      return !e.alternatives || e.alternatives.some((a) => (a.kind === 'class' ? this.mayDerive(a.cls, a.summary, same, depth + 1) : a.kind !== 'special'));
+    });
   }
 
   /** C3 linearisation over the classes the engine can see; null when inconsistent. */

@@ -686,9 +686,8 @@ export class Receivers {
     const byName = this.derivedByName(cls, userClasses);
     for (const c of candidates) {
       if (c.cls === cls) continue;
-      const mro = this.callables.mro(c.cls, c.summary);
       const userByName = userClasses.includes(c) && byName.has(c.cls.name);
-      const derives = userByName || !mro || mro.some((e) => e.kind === 'unknown' || (e.kind === 'class' && (e.cls === cls || (e.cls.qualname === cls.qualname && e.cls.line === cls.line))));
+      const derives = userByName || this.callables.mayDerive(c.cls, c.summary, (x) => x === cls || (x.qualname === cls.qualname && x.line === cls.line));
       if (!derives && !(annotated && userClasses.includes(c))) continue;
       const own = c.cls.members.get(method);
       if (!own) continue;
