@@ -384,6 +384,48 @@ describe('receivers', () => {
     }
   });
 
+  it("the items of a container a target function returns (`-> list[C]`) are instances of C, by index, by a name bound to one, and in a loop", async () => {
+    const lib = {
+      'olib/__init__.py': '',
+      'olib/run.py': [
+        'from typing import TypeVar',
+        'T = TypeVar("T")',
+        'class Out:',
+        '    def text(self, n):',
+        '        return n',
+        'def generate() -> list[Out]:',
+        '    return [Out()]',
+        'def layers(kind: type[T]) -> dict[str, T]:',
+        '    return {}',
+        'def sizes() -> dict[str, int]:',
+        '    return {}',
+        '',
+      ].join('\n'),
+    };
+    const code = [
+      'from olib.run import generate, layers, sizes, Out',
+      'def main():',
+      '    outs = generate()',
+      '    for o in outs:',
+      '        o.text(1, 2)', // 5: too many
+      '    outs[0].text(1, 2)', // 6: too many
+      '    first = outs[0]',
+      '    first.text()', // 8: missing n
+      '    outs.append(Out())', // 9: a list's method: not the target's
+      '    ls = layers(Out)',
+      '    ls["a"].text(1)', // 11: T is not known: untraced
+      '    for s in sizes().values():',
+      '        s.bit_length()', // 13: an int's: not counted
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(brief(r), ['5:too-many-positional:', '6:too-many-positional:', '8:missing-argument:n']);
+    const at = (line: number) => r.calls.filter((c) => c.range.start.line === line - 1).map((c) => `${c.callee}:${c.status ?? 'checked'}`);
+    assert.deepEqual(at(9), ['olib.run.Out:checked']);
+    assert.deepEqual(at(11), ['ls["a"].text:untraced']);
+    assert.deepEqual(at(13), []);
+  });
+
   it('a call on a name bound once to what the target gives, whose class is not known, is counted as untraced', async () => {
     const text = [
       'import slib.core',

@@ -1238,6 +1238,17 @@ class FileCheck {
       const v = agree(values);
       return v.kind === 'instance' || isInstanceUnion(v) ? v : undefined;
     }
+    // `x = items[0]`: an item of a container of the target's instances
+    if (value.type === 'subscript') {
+      if (this.following.has(value.id)) return undefined;
+      this.following.add(value.id);
+      try {
+        const v = this.valueOfExpr(value, scope);
+        return v && (v.kind === 'instance' || isInstanceUnion(v) || (v.kind === 'external' && v.args)) ? v : undefined;
+      } finally {
+        this.following.delete(value.id);
+      }
+    }
     // `x = y` and `x = a.b.c` take the value of what they name
     const fn = value.type === 'call' ? value.childForFieldName('function') : value.type === 'identifier' || value.type === 'attribute' ? value : null;
     if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
@@ -1261,7 +1272,8 @@ class FileCheck {
       return this.checker.callables.buildsPlainInstance(c.cls, c.summary) ? { kind: 'instance', cls: c.cls, summary: c.summary } : undefined;
     }
     const r = this.checker.receivers.callResult(c);
-    return r.kind === 'instance' ? r : undefined;
+    // a container of the target's instances (`-> list[RequestOutput]`): its items are followed
+    return r.kind === 'instance' || (r.kind === 'external' && r.args) ? r : undefined;
   }
 
   /** Assigned values whose class is being looked up (against self-reference). */
@@ -1361,8 +1373,11 @@ class FileCheck {
       case 'attribute':
       case 'subscript': {
         const inner = node.childForFieldName(node.type === 'attribute' ? 'object' : 'value');
-        // what is read off a value known to come from outside the target (a tensor) is not the target's
-        return !!inner && this.valueOfExpr(inner, scope)?.kind !== 'external' && this.fromTarget(inner, scope, depth + 1);
+        if (!inner) return false;
+        // what is read off a value known to come from outside the target (a tensor) is not the
+        // target's; an item of a container whose items' class is not known (`dict[str, T]`) may be
+        const v = this.valueOfExpr(inner, scope);
+        return (v?.kind !== 'external' || !!v.args) && this.fromTarget(inner, scope, depth + 1);
       }
       case 'call': {
         const fn = node.childForFieldName('function');
