@@ -256,6 +256,90 @@ describe('recall of general patterns', () => {
     }
   });
 
+  it('a keyword that lands in **kwargs which the function hands on to a callable that no longer takes it', async () => {
+    const lib = (v1: boolean) => ({
+      'lib/__init__.py': '',
+      'lib/engine.py': [
+        'from dataclasses import dataclass',
+        '@dataclass',
+        'class Args:',
+        '    model: str = ""',
+        ...(v1 ? ['    task: str = "auto"'] : []),
+        '    seed: int = 0',
+        '',
+        'class Runner:',
+        '    def __init__(self, model, *, seed=0, **kwargs):',
+        '        """Builds the arguments."""',
+        '        if "seed" in kwargs:',
+        '            raise ValueError(kwargs["seed"])',
+        '        kwargs.pop("legacy", None)',
+        '        def helper():',
+        '            return 1',
+        '        self.args = Args(model=model, seed=seed, **kwargs)',
+        '',
+        'def make(model, **kwargs):',
+        '    return Runner(model, **kwargs)',
+        '',
+        'def branchy(model, **kwargs):',
+        '    if model:',
+        '        return Args(model=model, **kwargs)',
+        '',
+        'def early(model, **kwargs):',
+        '    if not model:',
+        '        return None',
+        '    return Args(model=model, **kwargs)',
+        '',
+        'def rebound(model, **kwargs):',
+        '    kwargs = dict(kwargs)',
+        '    return Args(model=model, **kwargs)',
+        '',
+        'def kept(model, **kwargs):',
+        '    keep(kwargs)',
+        '    return Args(model=model, **kwargs)',
+        '',
+        'def keep(d):',
+        '    d.pop("task", None)',
+        '',
+        'class Open:',
+        '    def __init__(self, **kwargs):',
+        '        self.kwargs = kwargs',
+        '',
+        'def to_open(**kwargs):',
+        '    return Open(**kwargs)',
+        '',
+      ].join('\n'),
+    });
+    const code = [
+      'from lib.engine import Runner, make, branchy, early, rebound, kept, to_open',
+      'Runner("m", task="x")', // 2: Args no longer takes task
+      'Runner("m", legacy=1)', // 3: taken out before it is handed on
+      'make("m", task="x")', // 4: through Runner to Args
+      'branchy("m", task="x")', // 5: handed on in one branch only
+      'early("m", task="x")', // 6: the function may return first
+      'rebound("m", task="x")', // 7: the dict is rebound
+      'kept("m", task="x")', // 8: the dict goes elsewhere as a value
+      'to_open(task="x")', // 9: the callable takes any keyword
+      'Runner("m", seed=1)', // 10: a parameter of Runner
+      '',
+    ].join('\n');
+    const base = tempTree(lib(true));
+    const target = tempTree(lib(false));
+    try {
+      const engine = await Engine.open({ targets: [target], baseline: [base] });
+      const r = engine.check(code, 'user.py');
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task']);
+      assert.match(r.findings[0].message, /^Args\(\) got an unexpected keyword argument 'task': Runner\(\) passes it on with \*\*kwargs to Args\(\), which takes no such parameter/);
+      assert.match(r.findings[1].message, /make\(\) to Runner\(\) pass it on with \*\*kwargs to Args\(\)/);
+      // the fix drops the keyword
+      assert.equal(applyEdits(code, r.findings[0].fixes[0].edits).split('\n')[1], 'Runner("m")');
+      // the version the code was written for takes it
+      assert.deepEqual((await Engine.open({ targets: [base] })).check(code, 'user.py').findings, []);
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+      fs.rmSync(target, { recursive: true, force: true });
+    }
+  });
+
   it('super() reaches through a base that a registry decorates and hands back, but not through one whose decorator sets that method', async () => {
     const lib = {
       'lib/__init__.py': '',

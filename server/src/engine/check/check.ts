@@ -2117,7 +2117,10 @@ class FileCheck {
         call: rangeOf(call),
       });
     }
-    if (results.some((r) => r.length === 0)) return;
+    if (results.some((r) => r.length === 0)) {
+      this.checkPassedOn(call, spec, parsed);
+      return;
+    }
     const common = commonErrors(results);
     const hasStars = parsed.args.some((a) => a.kind === 'star' || a.kind === 'dstar');
     // the missing arguments of one signature make one finding, as Python names them in one TypeError
@@ -2153,6 +2156,52 @@ class FileCheck {
         call: rangeOf(call),
       });
     }
+  }
+
+  /**
+   * `f(..., k=v)` that binds, `k` landing in f's `**kwargs` because no parameter of f takes it,
+   * where f hands its `**kwargs` on to another callable of the target (see `PassesKeywords`),
+   * which has no parameter `k` and no `**kwargs` of its own (or hands them on again, followed a few
+   * steps): the call raises TypeError there. Only for a callee of one signature.
+   */
+  private checkPassedOn(call: Node, spec: Extract<CallSpec, { kind: 'known' }>, parsed: { args: CallArg[]; nodes: Node[] }): void {
+    if (spec.alternatives.length !== 1 || spec.alternatives[0].length !== 1) return;
+    const sig = spec.alternatives[0][0];
+    if (!sig.passesKeywords) return;
+    parsed.args.forEach((a) => {
+      if (a.kind !== 'keyword' || !a.name || sig.params.some((p) => p.name === a.name && p.kind !== 'varkw')) return;
+      const refused = this.refusedWhenPassedOn(sig, a.name, 0);
+      if (!refused) return;
+      const argNode = parsed.nodes[a.index];
+      const via = [sig, ...refused.via].map((x) => `${x.name}()`).join(' to ');
+      this.findings.push({
+        file: this.opts.file,
+        range: rangeOf(argNode),
+        severity: 'error',
+        code: 'unexpected-keyword',
+        message: `${refused.sig.name}() got an unexpected keyword argument '${a.name}': ${via} pass${refused.via.length ? '' : 'es'} it on with **${sig.passesKeywords!.varkw} to ${refused.sig.name}(), which takes no such parameter. Target signature: ${sigText(refused.sig)}`,
+        callee: refused.sig.qualname,
+        param: a.name,
+        fixes: [fixRemoveArgument(this.lines, parsed.nodes, a.index, call.childForFieldName('arguments')!, a.name)],
+        definition: refused.sig.definition,
+        signature: sigText(refused.sig),
+        call: rangeOf(call),
+      });
+    });
+  }
+
+  /** The signature that refuses keyword `k` handed on by `sig`'s `**kwargs`, and the ones that hand it on between; undefined when it may be taken. */
+  private refusedWhenPassedOn(sig: Sig, k: string, depth: number): { sig: Sig; via: Sig[] } | undefined {
+    const pk = sig.passesKeywords;
+    if (!pk || depth > 3 || pk.consumed.includes(k) || pk.keywords.includes(k)) return undefined;
+    const inner = this.checker.callables.specOf(this.program.evalExpr(pk.to, pk.summary));
+    if (inner.kind !== 'known' || inner.alternatives.length !== 1 || inner.alternatives[0].length !== 1) return undefined;
+    const next = inner.alternatives[0][0];
+    if (next.ignoredKeywords?.has(k) || (next.reports && !next.reports.has('unexpected-keyword')) || next.boundPositional) return undefined;
+    if (next.params.some((p) => p.name === k && p.kind !== 'varkw')) return undefined;
+    if (!next.params.some((p) => p.kind === 'varkw')) return { sig: next, via: [] };
+    const further = this.refusedWhenPassedOn(next, k, depth + 1);
+    return further ? { sig: further.sig, via: [next, ...further.via] } : undefined;
   }
 
   /** Names visible at a call, in the order a fix should prefer them. */

@@ -502,7 +502,10 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
       validator = VALIDATOR_DECORATOR.test(deco);
       classMethod ||= /^@\s*([\w.]+\.)?classmethod\b/.test(deco);
     }
-    if (bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned, validator, classMethod)) {
+    // a body that hands its `**kwargs` on (`g(**kwargs)`) is read for where they go
+    const varkw = /\*\*\s*([A-Za-z_]\w*)/.exec(header())?.[1];
+    const passesOn = !!varkw && new RegExp(`\\*\\*\\s*${varkw}\\b`).test(rowsText(text, rowStart, first, last));
+    if (passesOn || bodyMatters(m[2], header, heads, topHeads, warn, lastReturns, returned, validator, classMethod)) {
       keepWhole();
       k = j - 1; // functions nested in a body the summary reads stay whole
       continue;

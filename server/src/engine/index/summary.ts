@@ -53,6 +53,20 @@ export interface FunctionInfo {
   handsBack?: HandsBack;
   /** `__new__`: every `return` hands back `super().__new__(...)` or `object.__new__(...)` (an instance of the class or a subclass). */
   newBuildsInstance?: boolean;
+  /** The function hands its `**kwargs` on to one call on every path that returns (see `keywordsPassedOn`). */
+  passesKeywords?: PassesKeywords;
+}
+
+/**
+ * `def f(a, **kwargs): ... g(x=a, **kwargs)`: the keywords a call of f gives that no parameter of f
+ * takes reach `g`, the callee named `to` (a name or dotted name of f's module, not a parameter or a
+ * local of f), beside the keywords the forwarding call names itself (`keywords`), less the ones the
+ * body may take out first (`consumed`: `kwargs.pop("k")`, `del kwargs["k"]`).
+ */
+export interface PassesKeywords {
+  to: Expr;
+  keywords: string[];
+  consumed: string[];
 }
 
 export interface HandsBack {
@@ -694,6 +708,8 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   if (!body) return info;
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);
+  const passed = def.children[0]?.type === 'async' ? undefined : keywordsPassedOn(body, stmts, params);
+  if (passed) info.passesKeywords = passed;
   // the first argument a call passes: after `cls` in a classmethod (`@Registry.register` hands the class there)
   const p0 = params[firstArgument(decorators)];
   const first = p0 && (p0.kind === 'normal' || p0.kind === 'posonly') ? p0.name : undefined;
@@ -761,6 +777,90 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     }
   }
   return info;
+}
+
+/** What reading the dict `kwargs` this way does to its keys: nothing, or it takes one out. */
+const KWARGS_READS = new Set(['get', 'items', 'keys', 'values', 'copy', 'setdefault', 'update']);
+
+/**
+ * See `FunctionInfo.passesKeywords`. The body uses its `**kwargs` dict only to read it, to add
+ * keys, to take literal keys out (`pop("k")`, `del kwargs["k"]`) and, once, as `**kwargs` in a call
+ * that is a statement of the body's own level (`g(**kwargs)`, `x = g(**kwargs)`, `return
+ * g(**kwargs)`), which no `return` comes before; the function is no generator. Any other use (the
+ * dict passed on as a value, rebound, popped by a computed key, a second `**kwargs`) says nothing.
+ */
+function keywordsPassedOn(body: Node, stmts: Node[], params: Param[]): PassesKeywords | undefined {
+  const vk = params.find((p) => p.kind === 'varkw')?.name;
+  if (!vk || !body.text.includes(`**${vk}`) || /\byield\b/.test(body.text)) return undefined;
+  const uses: Node[] = [];
+  const walk = (n: Node): void => {
+    if (n.type === 'identifier') {
+      if (n.text === vk) uses.push(n);
+      return;
+    }
+    for (const c of n.namedChildren) if (c) walk(c);
+  };
+  walk(body);
+  let forward: Node | undefined;
+  const consumed: string[] = [];
+  const literal = (n: Node | null | undefined): string | undefined => (n?.type === 'string' ? stringValue(n) : undefined);
+  for (const id of uses) {
+    const p = id.parent;
+    if (!p) return undefined;
+    if (p.type === 'dictionary_splat' && p.parent?.type === 'argument_list' && p.parent.parent?.type === 'call') {
+      if (forward) return undefined;
+      forward = p.parent.parent;
+      continue;
+    }
+    if (p.type === 'subscript' && p.childForFieldName('value')?.id === id.id) {
+      const keys = p.childrenForFieldName('subscript');
+      const key = keys.length === 1 ? literal(keys[0]) : undefined;
+      if (key === undefined) return undefined;
+      // read, written (a key added) or deleted (`del kwargs["k"]`, `del kwargs["k"], x`)
+      const up = p.parent?.type === 'expression_list' ? p.parent.parent : p.parent;
+      if (up?.type === 'delete_statement') consumed.push(key);
+      continue;
+    }
+    if (p.type === 'attribute' && p.childForFieldName('object')?.id === id.id) {
+      const m = p.childForFieldName('attribute')?.text ?? '';
+      const call = p.parent;
+      if (call?.type !== 'call' || call.childForFieldName('function')?.id !== p.id) return undefined;
+      if (KWARGS_READS.has(m)) continue;
+      if (m !== 'pop') return undefined;
+      const key = literal(call.childForFieldName('arguments')?.namedChildren.find((c) => c && c.type !== 'comment'));
+      if (key === undefined) return undefined;
+      consumed.push(key);
+      continue;
+    }
+    if (p.type === 'comparison_operator' && p.namedChildren[p.namedChildren.length - 1]?.id === id.id && /\bin\s*$/.test(p.text.slice(0, id.startIndex - p.startIndex))) continue;
+    return undefined;
+  }
+  if (!forward) return undefined;
+  const at = stmts.findIndex((s) => s.startIndex <= forward!.startIndex && forward!.endIndex <= s.endIndex);
+  if (at < 0) return undefined;
+  const top = stmts[at];
+  const value = top.type === 'return_statement' ? top.namedChildren.find((c) => c && c.type !== 'comment') : top.type === 'expression_statement' ? top.namedChildren[0] : undefined;
+  const call = value?.type === 'assignment' ? value.childForFieldName('right') : value;
+  if (call?.id !== forward.id) return undefined;
+  for (let i = 0; i < at; i++) if (returnsHere(stmts[i])) return undefined;
+  const fn = forward.childForFieldName('function');
+  if (!fn || !/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(fn.text)) return undefined;
+  const root = fn.text.split('.')[0];
+  if (params.some((p) => p.name === root) || rebinds(body.text, root)) return undefined;
+  const keywords: string[] = [];
+  for (const a of forward.childForFieldName('arguments')?.namedChildren ?? []) {
+    if (a?.type === 'keyword_argument') keywords.push(a.childForFieldName('name')?.text ?? '');
+    else if (a?.type === 'dictionary_splat' && a.namedChildren[0]?.text !== vk) return undefined;
+  }
+  return { to: toExpr(fn), keywords, consumed };
+}
+
+/** A `return` of the function this statement is in (not of a function or class defined in it). */
+function returnsHere(n: Node): boolean {
+  if (n.type === 'return_statement') return true;
+  if (n.type === 'function_definition' || n.type === 'class_definition' || n.type === 'decorated_definition' || n.type === 'lambda') return false;
+  if (!n.text.includes('return')) return false;
+  return n.namedChildren.some((c) => !!c && returnsHere(c));
 }
 
 /** Attributes whose writing makes a class another kind of object, or every lookup on it another. */

@@ -6,7 +6,7 @@
 import type { Program, Value } from './program';
 import { known } from './program';
 import { ALLOWED_AFTER_OWNER, ENUM_BASES, isBuiltinException, SIMPLE_EXCEPTIONS, TRANSPARENT_CLASS_DECORATORS, TRANSPARENT_FUNCTION_DECORATORS } from './specials';
-import type { ClassInfo, FieldInfo, FunctionInfo, ModuleSummary } from '../index/summary';
+import type { ClassInfo, FieldInfo, FunctionInfo, ModuleSummary, PassesKeywords } from '../index/summary';
 import { firstArgument } from '../index/summary';
 import { type ArgExpr, dotted, type Expr, formatParams, type Param } from '../syntax';
 import type { SourceLocation } from '../types';
@@ -30,6 +30,8 @@ export interface Sig {
   boundPositional?: number;
   /** The callee is marked deprecated: the library's message. */
   deprecated?: string;
+  /** A def that hands its `**kwargs` on to another callable (see `PassesKeywords`), with the module that names it. */
+  passesKeywords?: PassesKeywords & { summary: ModuleSummary; varkw: string };
 }
 
 export type CallSpec =
@@ -241,7 +243,9 @@ export class Callables {
     const qualname = owner ? `${owner.qualname}.${fn.name}` : `${summary.name}.${fn.name}`;
     const name = owner ? `${owner.name}.${fn.name}` : fn.name;
     const deprecated = this.deprecationOf(fn.decorators, summary) ?? fn.deprecation;
-    return this.single({ params, name, qualname, definition: { file: summary.file, line: fn.line }, origin: 'def', deprecated });
+    const varkw = params.find((p) => p.kind === 'varkw')?.name;
+    const passesKeywords = fn.passesKeywords && varkw ? { ...fn.passesKeywords, summary, varkw } : undefined;
+    return this.single({ params, name, qualname, definition: { file: summary.file, line: fn.line }, origin: 'def', deprecated, ...(passesKeywords ? { passesKeywords } : {}) });
   }
 
   /** The message of a `@deprecated("...")` decorator (warnings / typing_extensions), if any. */
