@@ -307,10 +307,25 @@ describe('recall of general patterns', () => {
         'def to_open(**kwargs):',
         '    return Open(**kwargs)',
         '',
+        'class Base:',
+        `    def __init__(self, size, dtype=None${v1 ? ', task=None' : ''}):`,
+        '        self.size = size',
+        '',
+        'class Layer(Base):',
+        '    def __init__(self, size, *, bias=False, **kwargs):',
+        '        super().__init__(size, **kwargs)',
+        '',
+        'class Mid(Base):',
+        '    def __init__(self, size, **kwargs):',
+        '        self.size = size',
+        '',
+        'class Both(Layer, Mid):',
+        '    pass',
+        '',
       ].join('\n'),
     });
     const code = [
-      'from lib.engine import Runner, make, branchy, early, rebound, kept, to_open',
+      'from lib.engine import Runner, make, branchy, early, rebound, kept, to_open, Layer, Both',
       'Runner("m", task="x")', // 2: Args no longer takes task
       'Runner("m", legacy=1)', // 3: taken out before it is handed on
       'make("m", task="x")', // 4: through Runner to Args
@@ -320,6 +335,8 @@ describe('recall of general patterns', () => {
       'kept("m", task="x")', // 8: the dict goes elsewhere as a value
       'to_open(task="x")', // 9: the callable takes any keyword
       'Runner("m", seed=1)', // 10: a parameter of Runner
+      'Layer(4, task="x", dtype=1)', // 11: super().__init__ is Base's, which no longer takes task
+      'Both(4, task="x")', // 12: in a Both, super() in Layer reaches Mid, which takes any keyword
       '',
     ].join('\n');
     const base = tempTree(lib(true));
@@ -327,7 +344,7 @@ describe('recall of general patterns', () => {
     try {
       const engine = await Engine.open({ targets: [target], baseline: [base] });
       const r = engine.check(code, 'user.py');
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task']);
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task', '11:unexpected-keyword:task']);
       assert.match(r.findings[0].message, /^Args\(\) got an unexpected keyword argument 'task': Runner\(\) passes it on with \*\*kwargs to Args\(\), which takes no such parameter/);
       assert.match(r.findings[1].message, /make\(\) to Runner\(\) pass it on with \*\*kwargs to Args\(\)/);
       // the fix drops the keyword

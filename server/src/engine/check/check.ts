@@ -2118,7 +2118,7 @@ class FileCheck {
       });
     }
     if (results.some((r) => r.length === 0)) {
-      this.checkPassedOn(call, spec, parsed);
+      this.checkPassedOn(call, spec, parsed, resolved);
       return;
     }
     const common = commonErrors(results);
@@ -2164,13 +2164,18 @@ class FileCheck {
    * which has no parameter `k` and no `**kwargs` of its own (or hands them on again, followed a few
    * steps): the call raises TypeError there. Only for a callee of one signature.
    */
-  private checkPassedOn(call: Node, spec: Extract<CallSpec, { kind: 'known' }>, parsed: { args: CallArg[]; nodes: Node[] }): void {
+  private checkPassedOn(call: Node, spec: Extract<CallSpec, { kind: 'known' }>, parsed: { args: CallArg[]; nodes: Node[] }, resolved: Resolved): void {
     if (spec.alternatives.length !== 1 || spec.alternatives[0].length !== 1) return;
     const sig = spec.alternatives[0][0];
     if (!sig.passesKeywords) return;
+    // the class of the instance, exactly (super() follows its MRO): the class called, or a receiver built by a known class
+    const v = resolved.value;
+    const r = resolved.receiver;
+    const exact = v.kind === 'class' && !r && !resolved.classReceiver && this.checker.callables.buildsPlainInstance(v.cls, v.summary);
+    const runtime = exact ? { cls: v.cls, summary: v.summary } : r && !r.declared ? { cls: r.cls, summary: r.summary } : undefined;
     parsed.args.forEach((a) => {
       if (a.kind !== 'keyword' || !a.name || sig.params.some((p) => p.name === a.name && p.kind !== 'varkw')) return;
-      const refused = this.refusedWhenPassedOn(sig, a.name, 0);
+      const refused = this.refusedWhenPassedOn(sig, a.name, 0, runtime);
       if (!refused) return;
       const argNode = parsed.nodes[a.index];
       const via = [sig, ...refused.via].map((x) => `${x.name}()`).join(' to ');
@@ -2191,17 +2196,38 @@ class FileCheck {
   }
 
   /** The signature that refuses keyword `k` handed on by `sig`'s `**kwargs`, and the ones that hand it on between; undefined when it may be taken. */
-  private refusedWhenPassedOn(sig: Sig, k: string, depth: number): { sig: Sig; via: Sig[] } | undefined {
+  private refusedWhenPassedOn(sig: Sig, k: string, depth: number, runtime?: { cls: ClassInfo; summary: ModuleSummary }): { sig: Sig; via: Sig[] } | undefined {
     const pk = sig.passesKeywords;
     if (!pk || depth > 3 || pk.consumed.includes(k) || pk.keywords.includes(k)) return undefined;
-    const inner = this.checker.callables.specOf(this.program.evalExpr(pk.to, pk.summary));
+    const inner = pk.toSuper ? this.superMethodSpec(pk.toSuper, pk.owner, runtime) : this.checker.callables.specOf(this.program.evalExpr(pk.to, pk.summary));
+    if (!inner) return undefined;
     if (inner.kind !== 'known' || inner.alternatives.length !== 1 || inner.alternatives[0].length !== 1) return undefined;
     const next = inner.alternatives[0][0];
     if (next.ignoredKeywords?.has(k) || (next.reports && !next.reports.has('unexpected-keyword')) || next.boundPositional) return undefined;
     if (next.params.some((p) => p.name === k && p.kind !== 'varkw')) return undefined;
     if (!next.params.some((p) => p.kind === 'varkw')) return { sig: next, via: [] };
-    const further = this.refusedWhenPassedOn(next, k, depth + 1);
+    const further = this.refusedWhenPassedOn(next, k, depth + 1, runtime);
     return further ? { sig: further.sig, via: [next, ...further.via] } : undefined;
+  }
+
+  /**
+   * What `super().method(...)` in a method of `owner` calls on an instance of exactly `runtime`:
+   * the next class after `owner` along `runtime`'s MRO that defines `method` in its body, when
+   * every class before it is seen and none is built by a decorator or declares fields (a generated
+   * `__init__`); undefined otherwise.
+   */
+  private superMethodSpec(method: string, owner: ClassInfo | undefined, runtime: { cls: ClassInfo; summary: ModuleSummary } | undefined): CallSpec | undefined {
+    if (!owner || !runtime) return undefined;
+    const mro = this.checker.callables.mro(runtime.cls, runtime.summary);
+    const at = mro?.findIndex((e) => e.kind === 'class' && e.cls === owner) ?? -1;
+    if (!mro || at < 0) return undefined;
+    for (const e of mro.slice(at + 1)) {
+      if (e.kind !== 'class' || e.cls.decorators.length > 0 || e.cls.fields.length > 0 || e.cls.keywords.has('metaclass')) return undefined;
+      if (!e.cls.members.has(method)) continue;
+      const v = this.program.classMember(e.cls, e.summary, method);
+      return v?.kind === 'function' ? this.checker.callables.functionSpec(v.fn, v.summary, e.cls, 'instance') : undefined;
+    }
+    return undefined;
   }
 
   /** Names visible at a call, in the order a fix should prefer them. */

@@ -65,6 +65,8 @@ export interface FunctionInfo {
  */
 export interface PassesKeywords {
   to: Expr;
+  /** `super().<name>(**kwargs)` in a method: the method of that name after the method's class along the instance's MRO (`to` is then unused). */
+  toSuper?: string;
   keywords: string[];
   consumed: string[];
 }
@@ -844,15 +846,20 @@ function keywordsPassedOn(body: Node, stmts: Node[], params: Param[]): PassesKey
   if (call?.id !== forward.id) return undefined;
   for (let i = 0; i < at; i++) if (returnsHere(stmts[i])) return undefined;
   const fn = forward.childForFieldName('function');
-  if (!fn || !/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(fn.text)) return undefined;
-  const root = fn.text.split('.')[0];
-  if (params.some((p) => p.name === root) || rebinds(body.text, root)) return undefined;
+  if (!fn) return undefined;
+  const sup = /^super\(\s*\)\.([A-Za-z_]\w*)$/.exec(fn.text)?.[1];
+  if (sup && rebinds(body.text, 'super')) return undefined;
+  if (!sup) {
+    if (!/^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(fn.text)) return undefined;
+    const root = fn.text.split('.')[0];
+    if (params.some((p) => p.name === root) || rebinds(body.text, root)) return undefined;
+  }
   const keywords: string[] = [];
   for (const a of forward.childForFieldName('arguments')?.namedChildren ?? []) {
     if (a?.type === 'keyword_argument') keywords.push(a.childForFieldName('name')?.text ?? '');
     else if (a?.type === 'dictionary_splat' && a.namedChildren[0]?.text !== vk) return undefined;
   }
-  return { to: toExpr(fn), keywords, consumed };
+  return { to: toExpr(fn), ...(sup ? { toSuper: sup } : {}), keywords, consumed };
 }
 
 /** A `return` of the function this statement is in (not of a function or class defined in it). */

@@ -31,7 +31,7 @@ export interface Sig {
   /** The callee is marked deprecated: the library's message. */
   deprecated?: string;
   /** A def that hands its `**kwargs` on to another callable (see `PassesKeywords`), with the module that names it. */
-  passesKeywords?: PassesKeywords & { summary: ModuleSummary; varkw: string };
+  passesKeywords?: PassesKeywords & { summary: ModuleSummary; varkw: string; owner?: ClassInfo };
 }
 
 export type CallSpec =
@@ -244,7 +244,7 @@ export class Callables {
     const name = owner ? `${owner.name}.${fn.name}` : fn.name;
     const deprecated = this.deprecationOf(fn.decorators, summary) ?? fn.deprecation;
     const varkw = params.find((p) => p.kind === 'varkw')?.name;
-    const passesKeywords = fn.passesKeywords && varkw ? { ...fn.passesKeywords, summary, varkw } : undefined;
+    const passesKeywords = fn.passesKeywords && varkw ? { ...fn.passesKeywords, summary, varkw, ...(owner ? { owner } : {}) } : undefined;
     return this.single({ params, name, qualname, definition: { file: summary.file, line: fn.line }, origin: 'def', deprecated, ...(passesKeywords ? { passesKeywords } : {}) });
   }
 
