@@ -357,6 +357,40 @@ describe('recall of general patterns', () => {
     }
   });
 
+  it('the keys of a local dict, bound once to literal keys and only read, are the keywords ** hands in', async () => {
+    const lib = { 'lib/__init__.py': '', 'lib/m.py': ['def run(*, a=1, b=2):', '    return a + b', ''].join('\n') };
+    const code = [
+      'from lib.m import run',
+      'def main(x):',
+      '    opts = {"a": 1, "c": 3}',
+      '    run(**opts)', // 4: c is no parameter
+      '    more = dict(a=1, d=4)',
+      '    run(**more)', // 6: d is no parameter
+      '    grown = {"a": 1}',
+      '    grown["c"] = 3',
+      '    run(**grown)', // 9: the dict changes
+      '    shown = {"c": 3}',
+      '    log(shown)',
+      '    run(**shown)', // 12: the dict is handed on as a value
+      '    read = {"a": 1}',
+      '    if "a" in read and read.get("a"):',
+      '        run(**read, b=read["a"])', // 15: binds
+      '    twice = {"a": 1}',
+      '    twice = {"c": 1}',
+      '    run(**twice)', // 18: bound twice
+      '    gone = {"c": 1}',
+      '    del gone["c"]',
+      '    run(**gone)', // 21: a key taken out
+      'def log(d):',
+      '    pass',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['4:unexpected-keyword:c', '6:unexpected-keyword:d']);
+    // the fix would take out the whole dict: none is offered
+    assert.deepEqual(r.findings.map((f) => f.fixes.length), [0, 0]);
+  });
+
   it('super() reaches through a base that a registry decorates and hands back, but not through one whose decorator sets that method', async () => {
     const lib = {
       'lib/__init__.py': '',

@@ -1906,7 +1906,7 @@ class FileCheck {
     return { spec: this.checker.callables.specOf(v, attr === '__new__' ? 'class' : 'instance'), value: v, superOf: { cls: clsScope.cls, method: attr } };
   }
 
-  private callArgs(call: Node): { args: CallArg[]; nodes: Node[] } | undefined {
+  private callArgs(call: Node, scope?: Scope): { args: CallArg[]; nodes: Node[] } | undefined {
     const list = call.childForFieldName('arguments');
     if (!list) return undefined;
     if (list.type === 'generator_expression') return { args: [{ kind: 'positional', index: 0 }], nodes: [list] };
@@ -1928,7 +1928,7 @@ class FileCheck {
         } else args.push({ kind: 'star', index });
       } else if (n.type === 'dictionary_splat') {
         const inner = n.namedChildren[0];
-        const keys = inner ? literalKeys(inner) : undefined;
+        const keys = inner ? (literalKeys(inner) ?? (scope && inner.type === 'identifier' ? this.localDictKeys(inner.text, scope) : undefined)) : undefined;
         if (keys) for (const k of keys) args.push({ kind: 'keyword', name: k, index });
         else args.push({ kind: 'dstar', index });
       } else {
@@ -1936,6 +1936,55 @@ class FileCheck {
       }
     });
     return { args, nodes };
+  }
+
+  /**
+   * `f(**opts)` where `opts` is a local of the enclosing function bound once to a dict display with
+   * literal keys or to `dict(k=...)`, and only read besides (`**opts`, `opts["k"]`, `opts.get(...)`,
+   * `"k" in opts`): its keys. A dict the function changes, hands on as a value, or binds again (or
+   * that a nested function binds) gives none.
+   */
+  private localDictKeys(name: string, scope: Scope): string[] | undefined {
+    let s: Scope | undefined = scope;
+    while (s && s.kind !== 'function') s = s.parent;
+    if (!s || s.globals.has(name)) return undefined;
+    const list = s.locals.get(name);
+    const b = list?.length === 1 ? list[0] : undefined;
+    if (!b || b.kind !== 'assigned') return undefined;
+    const keys = literalKeys(b.value);
+    if (!keys) return undefined;
+    const value = b.value;
+    let ok = true;
+    const read = (id: Node): boolean => {
+      const p = id.parent;
+      if (!p) return false;
+      if (p.type === 'assignment') return p.childForFieldName('left')?.id === id.id && p.childForFieldName('right')?.id === value.id;
+      if (p.type === 'dictionary_splat') return true;
+      if (p.type === 'keyword_argument') return p.childForFieldName('name')?.id === id.id;
+      if (p.type === 'attribute') {
+        if (p.childForFieldName('attribute')?.id === id.id) return true;
+        const m = p.childForFieldName('attribute')?.text ?? '';
+        return ['get', 'items', 'keys', 'values', 'copy'].includes(m) && p.parent?.type === 'call' && p.parent.childForFieldName('function')?.id === p.id;
+      }
+      if (p.type === 'subscript') {
+        if (p.childForFieldName('value')?.id !== id.id) return false;
+        const up = p.parent?.type === 'expression_list' || p.parent?.type === 'pattern_list' ? p.parent.parent : p.parent;
+        if (up?.type === 'delete_statement') return false;
+        return !((up?.type === 'assignment' || up?.type === 'augmented_assignment' || up?.type === 'for_statement') && up.childForFieldName('left')?.startIndex === (p.parent === up ? p : p.parent!).startIndex);
+      }
+      if (p.type === 'comparison_operator') return p.namedChildren[p.namedChildren.length - 1]?.id === id.id && /\bin\s*$/.test(p.text.slice(0, id.startIndex - p.startIndex));
+      return false;
+    };
+    const walk = (n: Node): void => {
+      if (!ok) return;
+      if (n.type === 'identifier') {
+        if (n.text === name && !read(n)) ok = false;
+        return;
+      }
+      for (const c of n.namedChildren) if (c) walk(c);
+    };
+    walk(s.node);
+    return ok ? keys : undefined;
   }
 
   /** Whether the file or the project sets the callee's function from outside (`C.__init__ = mine`, `mod.f = g`): its parameters may be others. */
@@ -2015,7 +2064,7 @@ class FileCheck {
     }
     // the user's own definitions are not checked (a user class that inherits a target __init__ is)
     if (!this.opts.moduleName && spec.alternatives.every((a) => a.every((s) => this.definedByUser(s)))) return;
-    const parsed = this.callArgs(call);
+    const parsed = this.callArgs(call, scope);
     if (!parsed) return;
     const results = bindAlternatives(spec, parsed.args);
     const expected = outcomeKey(results);
@@ -2132,7 +2181,8 @@ class FileCheck {
       const argNode = error.argIndex !== undefined ? parsed.nodes[error.argIndex] : undefined;
       const range = rangeOf(argNode ?? nameNode);
       const fixes = [];
-      if (error.kind === 'unexpected-keyword' && argNode) {
+      // a key of a dict handed in with ** is not an argument the fix could take out alone
+      if (error.kind === 'unexpected-keyword' && argNode?.type === 'keyword_argument') {
         fixes.push(fixRemoveArgument(this.lines, parsed.nodes, error.argIndex!, call.childForFieldName('arguments')!, error.param!));
       }
       if (group && !hasStars) {
@@ -2187,7 +2237,7 @@ class FileCheck {
         message: `${refused.sig.name}() got an unexpected keyword argument '${a.name}': ${via} pass${refused.via.length ? '' : 'es'} it on with **${sig.passesKeywords!.varkw} to ${refused.sig.name}(), which takes no such parameter. Target signature: ${sigText(refused.sig)}`,
         callee: refused.sig.qualname,
         param: a.name,
-        fixes: [fixRemoveArgument(this.lines, parsed.nodes, a.index, call.childForFieldName('arguments')!, a.name)],
+        fixes: argNode.type === 'keyword_argument' ? [fixRemoveArgument(this.lines, parsed.nodes, a.index, call.childForFieldName('arguments')!, a.name)] : [],
         definition: refused.sig.definition,
         signature: sigText(refused.sig),
         call: rangeOf(call),
