@@ -99,6 +99,34 @@ describe('methods the target removed', () => {
     assert.equal(r.calls.find((c) => c.range.start.line === 8)?.status ?? 'checked', 'checked');
   });
 
+  it('an override of a method the target removed from every base is a warning: the library no longer calls it', async () => {
+    const engine = await Engine.open({ targets: [v2], baseline: [v1] });
+    const code = [
+      'import torch',
+      'from lib.manager import Manager',
+      'class Mine(Manager):',
+      '    def create_empty(self):', // 4: Base.create_empty is gone
+      '        return [1]',
+      '    def old_stats(self):', // 6: Manager.old_stats moved to a subclass: gone from Mine's MRO
+      '        return {}',
+      '    def allocate(self, n):', // 8: still there
+      '        return n',
+      '    def helper(self):', // 10: never overrode anything
+      '        return 0',
+      '    def __repr__(self):', // 12: a dunder: object has it
+      '        return "m"',
+      'class Mixed(Manager, torch.nn.Module):',
+      '    def create_empty(self):', // 15: a base the engine cannot see may define it
+      '        return []',
+      '',
+    ].join('\n');
+    const r = engine.check(code, 'user.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:changed-override:lib.manager.Base.create_empty', '6:changed-override:lib.manager.Manager.old_stats']);
+    assert.match(r.findings[0].message, /^this method overrode Base\.create_empty in the baseline, which no class along its MRO defines in the target: the library no longer calls it there/);
+    // without a baseline nothing says it overrode anything
+    assert.deepEqual((await Engine.open({ targets: [v2] })).check(code, 'user.py').findings, []);
+  });
+
   it('are not reported without a baseline: nothing says the code relied on them', async () => {
     const engine = await Engine.open({ targets: [v2] });
     assert.deepEqual(lines(engine.check(USER, 'user.py')), []);

@@ -93,6 +93,8 @@ export interface OverrideInfo {
    * looked for, `missing` an abstract method of the target that nothing along its MRO implements.
    */
   abstract?: 'done' | 'missing';
+  /** Not an override in this version: no class after the user's along its MRO (every one of them seen) defines the method (`base` is empty). */
+  overridesNothing?: boolean;
 }
 
 export interface CheckResult {
@@ -239,6 +241,9 @@ function leadingPositional(args: CallArg[]): number {
   const at = args.findIndex((a) => a.kind !== 'positional');
   return at < 0 ? args.length : at;
 }
+
+/** Bases that give a class no methods of public names: a method absent from the rest of the MRO is absent. */
+const QUIET_BASES = new Set(['object', 'abc.ABC', 'typing.Generic']);
 
 const HANDLES_TYPE_ERROR = /^TypeError$/;
 const HANDLES_VALUE_ERROR = /^(ValueError|Exception|BaseException)$/;
@@ -895,6 +900,8 @@ class FileCheck {
   private recordOverrides(classNode: Node, cls: ClassInfo, only?: Node): void {
     const mro = this.checker.callables.mro(cls, this.summary);
     if (!mro) return;
+    // whether every class after it is seen, and one is the target's: a method none of them defines overrides nothing there
+    const closed = mro.slice(1).every((e) => e.kind === 'class' || (e.kind === 'special' && QUIET_BASES.has(e.name))) && mro.some((e) => e.kind === 'class' && !this.isUser(e.summary));
     for (const st of only ? [only] : classNode.childForFieldName('body')?.namedChildren ?? []) {
       const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
       if (!def || def.type !== 'function_definition') continue;
@@ -902,6 +909,11 @@ class FileCheck {
       const method = nameNode?.text;
       if (!nameNode || !method || method === '__init__' || method === '__new__' || method === '__init_subclass__') continue;
       const base = this.checker.callables.superMember(mro, 1, method, (c, s) => this.checker.receivers.decoratorChanges(c, s, method));
+      if (!base && closed && !method.startsWith('__')) {
+        // compared with the baseline, where it may have overridden a method the target dropped
+        this.overrides.push({ range: rangeOf(nameNode), method, base: '', params: [], definition: null, overridesNothing: true });
+        continue;
+      }
       if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) continue;
       const own = cls.members.get(method)?.find((b) => b.kind === 'def');
       const cv = this.opts.crossVersion;

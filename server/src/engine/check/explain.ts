@@ -202,7 +202,7 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     });
   }
   // overrides of methods whose signature changed
-  const baseOverrides = new Map(base.overrides.filter((o) => !o.abstract).map((o) => [key(o.range), o]));
+  const baseOverrides = new Map(base.overrides.filter((o) => !o.abstract && !o.overridesNothing).map((o) => [key(o.range), o]));
   // user classes that ABCMeta would build in the baseline (every abstract method implemented) and
   // refuses to build in the target: an abstract method new there, or renamed
   const concreteBefore = new Set(base.overrides.filter((o) => o.abstract === 'done').map((o) => key(o.range)));
@@ -214,6 +214,15 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
   for (const o of target.overrides) {
     if (o.abstract) continue;
     const b = baseOverrides.get(key(o.range));
+    if (o.overridesNothing) {
+      // a method of the user's that overrode one of the baseline's base classes, which the target
+      // no longer has anywhere along the MRO: the library does not call it any more
+      if (b) {
+        const shown = b.base.slice(b.base.lastIndexOf('.', b.base.lastIndexOf('.') - 1) + 1);
+        overrideWarning({ ...o, base: b.base, definition: b.definition }, `this method overrode ${shown} in the baseline, which no class along its MRO defines in the target: the library no longer calls it there`, `\`${b.base}\` was removed`);
+      }
+      continue;
+    }
     if (!b) {
       // a method of the user's that a base class of the target now has too: the library calls it
       // through the new base method's signature
