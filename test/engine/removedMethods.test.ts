@@ -125,6 +125,17 @@ describe('methods the target removed', () => {
     assert.match(r.findings[0].message, /^this method overrode Base\.create_empty in the baseline, which no class along its MRO defines in the target: the library no longer calls it there/);
     // without a baseline nothing says it overrode anything
     assert.deepEqual((await Engine.open({ targets: [v2] })).check(code, 'user.py').findings, []);
+    // a method new in the target with the same parameters is named as the likely rename; one without parameters is not
+    const lib = (old: boolean) => ({
+      'mlib/__init__.py': '',
+      'mlib/model.py': ['class Model:', `    def ${old ? 'get_input_embeddings' : 'embed_input_ids'}(self, input_ids):`, '        return input_ids', `    def ${old ? 'stats' : 'summary'}(self):`, '        return {}', ''].join('\n'),
+    });
+    const [m1, m2] = [tempTree(lib(true)), tempTree(lib(false))];
+    const mine = ['from mlib.model import Model', 'class Mine(Model):', '    def get_input_embeddings(self, input_ids):', '        return input_ids', '    def stats(self):', '        return {}', ''].join('\n');
+    const found = (await Engine.open({ targets: [m2], baseline: [m1] })).check(mine, 'user.py').findings;
+    assert.deepEqual(found.map((f) => f.range.start.line + 1), [3, 5]);
+    assert.match(found[0].message, /; Model\.embed_input_ids, new in the target, takes the same parameters \(renamed\?\)$/);
+    assert.doesNotMatch(found[1].message, /renamed/);
   });
 
   it('are not reported without a baseline: nothing says the code relied on them', async () => {

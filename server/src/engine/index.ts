@@ -97,14 +97,14 @@ export class Engine {
           const v = program.resolveMember(module, name);
           return v.kind === 'function' && !v.owner ? v.fn.returns : undefined;
         },
-        baselineMethodReturns: (module, qualname, method) => {
+        baselineMethod: (module, qualname, method) => {
           const c = program.classByQualname(module, qualname);
           const mro = c && this.baseline!.checker.callables.mro(c.cls, c.summary);
           for (const e of mro ?? []) {
             if (e.kind !== 'class') return undefined;
             if (!e.cls.members.has(method)) continue;
             const v = program.classMember(e.cls, e.summary, method);
-            return v?.kind === 'function' ? v.fn.returns : undefined;
+            return v?.kind === 'function' ? v.fn : undefined;
           }
           return undefined;
         },

@@ -4,7 +4,7 @@
  * about each checked call (for hovers).
  */
 import { bindCall, type BindError, type CallArg } from './bind';
-import { type Access, Callables, type CallSpec, type Sig, sigText } from '../resolve/callables';
+import { type Access, Callables, type CallSpec, type Entry, type Sig, sigText } from '../resolve/callables';
 import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
 import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
@@ -63,8 +63,8 @@ export interface CrossVersion {
   baselineHasSource(name: string): boolean;
   /** The return annotation of the baseline's module-level function `module.name`, if it has one. */
   baselineReturns?(module: string, name: string): string | undefined;
-  /** The return annotation of the method that the baseline's class `qualname` (of `module`) finds along its MRO, if it has one. */
-  baselineMethodReturns?(module: string, qualname: string, method: string): string | undefined;
+  /** The def that the baseline's class `qualname` (of `module`) finds along its MRO for `method`, if it is one. */
+  baselineMethod?(module: string, qualname: string, method: string): FunctionInfo | undefined;
   /** The baseline's `module.name` is a def or class, and the target defines it, uniquely, in this other module. */
   movedName(module: string, name: string): string | undefined;
   /** The class of the baseline's MRO of class `qualname` (of `module`) that defines, assigns or declares `attr` (with `classLevel`: defines it in its body), by name. */
@@ -95,6 +95,8 @@ export interface OverrideInfo {
   abstract?: 'done' | 'missing';
   /** Not an override in this version: no class after the user's along its MRO (every one of them seen) defines the method (`base` is empty). */
   overridesNothing?: boolean;
+  /** With `overridesNothing`: the one method new in a target class of the MRO with the same parameters, by name (`Model.embed_input_ids`). */
+  renamedTo?: string;
 }
 
 export interface CheckResult {
@@ -911,7 +913,8 @@ class FileCheck {
       const base = this.checker.callables.superMember(mro, 1, method, (c, s) => this.checker.receivers.decoratorChanges(c, s, method));
       if (!base && closed && !method.startsWith('__')) {
         // compared with the baseline, where it may have overridden a method the target dropped
-        this.overrides.push({ range: rangeOf(nameNode), method, base: '', params: [], definition: null, overridesNothing: true });
+        const renamedTo = this.opts.crossVersion ? this.newTwin(mro, method) : undefined;
+        this.overrides.push({ range: rangeOf(nameNode), method, base: '', params: [], definition: null, overridesNothing: true, ...(renamedTo ? { renamedTo } : {}) });
         continue;
       }
       if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) continue;
@@ -927,6 +930,30 @@ class FileCheck {
         ...(cv?.baselineHasClass?.(base.owner.module, base.owner.qualname) && !cv.baselineClassHas?.(base.owner.module, base.owner.qualname, method, true) ? { newInTarget: true } : {}),
       });
     }
+  }
+
+  /**
+   * For a method the target's classes along `mro` no longer define while the baseline's did: the
+   * one method, among those the target's classes define and their baseline namesakes lacked, with
+   * the same parameters by kind and name, some besides `self` (a rename), as `Class.method`.
+   */
+  private newTwin(mro: Entry[], method: string): string | undefined {
+    const cv = this.opts.crossVersion;
+    if (!cv?.baselineMethod || !cv.baselineClassHas) return undefined;
+    const targets = mro.slice(1).filter((e): e is Extract<Entry, { kind: 'class' }> => e.kind === 'class' && !this.isUser(e.summary));
+    const was = targets.map((e) => cv.baselineMethod!(e.cls.module, e.cls.qualname, method)).find((f) => f);
+    // parameters besides self or cls say something; none at all would match any such method
+    if (!was || was.params.filter((p, i) => i > 0 || !/^(self|cls)$/.test(p.name)).length === 0) return undefined;
+    const shape = (ps: Param[]): string => ps.map((p) => `${p.kind}:${p.name}`).join(',');
+    const found: string[] = [];
+    for (const e of targets) {
+      for (const [name, bs] of e.cls.members) {
+        const d = bs.find((b) => b.kind === 'def');
+        if (d?.kind !== 'def' || name.startsWith('__') || cv.baselineClassHas(e.cls.module, e.cls.qualname, name, true)) continue;
+        if (shape(d.fn.params) === shape(was.params)) found.push(`${e.cls.name}.${name}`);
+      }
+    }
+    return found.length === 1 ? found[0] : undefined;
   }
 
   private functionScope(node: Node, parent: Scope): Scope {
@@ -2033,7 +2060,7 @@ class FileCheck {
     const returned = v.fn.returns ? fixedTupleLength(v.fn.returns) : undefined;
     if (returned === undefined || returned === targets.length) return;
     const cv = this.opts.crossVersion;
-    const was = v.owner ? cv?.baselineMethodReturns?.(v.summary.name, v.owner.qualname, v.fn.name) : cv?.baselineReturns?.(v.summary.name, v.fn.name);
+    const was = v.owner ? cv?.baselineMethod?.(v.summary.name, v.owner.qualname, v.fn.name)?.returns : cv?.baselineReturns?.(v.summary.name, v.fn.name);
     if (!was || fixedTupleLength(was) !== targets.length) return;
     if (guardedBy(call, HANDLES_VALUE_ERROR) || otherVersionCode(call)) return;
     if (inst?.declared) {

@@ -219,7 +219,8 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
       // no longer has anywhere along the MRO: the library does not call it any more
       if (b) {
         const shown = b.base.slice(b.base.lastIndexOf('.', b.base.lastIndexOf('.') - 1) + 1);
-        overrideWarning({ ...o, base: b.base, definition: b.definition }, `this method overrode ${shown} in the baseline, which no class along its MRO defines in the target: the library no longer calls it there`, `\`${b.base}\` was removed`);
+        const twin = o.renamedTo ? `; ${o.renamedTo}, new in the target, takes the same parameters (renamed?)` : '';
+        overrideWarning({ ...o, base: b.base, definition: b.definition }, `this method overrode ${shown} in the baseline, which no class along its MRO defines in the target: the library no longer calls it there${twin}`, `\`${b.base}\` was removed`);
       }
       continue;
     }
