@@ -322,10 +322,13 @@ describe('recall of general patterns', () => {
         'class Both(Layer, Mid):',
         '    pass',
         '',
+        'def make_layer(size, **kwargs):',
+        '    return Layer(size, **kwargs)',
+        '',
       ].join('\n'),
     });
     const code = [
-      'from lib.engine import Runner, make, branchy, early, rebound, kept, to_open, Layer, Both',
+      'from lib.engine import Runner, make, branchy, early, rebound, kept, to_open, Layer, Both, make_layer',
       'Runner("m", task="x")', // 2: Args no longer takes task
       'Runner("m", legacy=1)', // 3: taken out before it is handed on
       'make("m", task="x")', // 4: through Runner to Args
@@ -337,6 +340,7 @@ describe('recall of general patterns', () => {
       'Runner("m", seed=1)', // 10: a parameter of Runner
       'Layer(4, task="x", dtype=1)', // 11: super().__init__ is Base's, which no longer takes task
       'Both(4, task="x")', // 12: in a Both, super() in Layer reaches Mid, which takes any keyword
+      'make_layer(4, task="x")', // 13: a function that builds a Layer: super() there is Base's
       '',
     ].join('\n');
     const base = tempTree(lib(true));
@@ -344,7 +348,7 @@ describe('recall of general patterns', () => {
     try {
       const engine = await Engine.open({ targets: [target], baseline: [base] });
       const r = engine.check(code, 'user.py');
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task', '11:unexpected-keyword:task']);
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task', '11:unexpected-keyword:task', '13:unexpected-keyword:task']);
       assert.match(r.findings[0].message, /^Args\(\) got an unexpected keyword argument 'task': Runner\(\) passes it on with \*\*kwargs to Args\(\), which takes no such parameter/);
       assert.match(r.findings[1].message, /make\(\) to Runner\(\) pass it on with \*\*kwargs to Args\(\)/);
       // the fix drops the keyword

@@ -2288,14 +2288,24 @@ class FileCheck {
   private refusedWhenPassedOn(sig: Sig, k: string, depth: number, runtime?: { cls: ClassInfo; summary: ModuleSummary }): { sig: Sig; via: Sig[] } | undefined {
     const pk = sig.passesKeywords;
     if (!pk || depth > 3 || pk.consumed.includes(k) || pk.keywords.includes(k)) return undefined;
-    const inner = pk.toSuper ? this.superMethodSpec(pk.toSuper, pk.owner, runtime) : this.checker.callables.specOf(this.program.evalExpr(pk.to, pk.summary));
+    // super() goes on with the same instance; a class called anew builds an instance of exactly that class
+    let inner: CallSpec | undefined;
+    let after: { cls: ClassInfo; summary: ModuleSummary } | undefined;
+    if (pk.toSuper) {
+      inner = this.superMethodSpec(pk.toSuper, pk.owner, runtime);
+      after = runtime;
+    } else {
+      const callee = this.program.evalExpr(pk.to, pk.summary);
+      inner = this.checker.callables.specOf(callee);
+      after = callee.kind === 'class' && this.checker.callables.buildsPlainInstance(callee.cls, callee.summary) ? { cls: callee.cls, summary: callee.summary } : undefined;
+    }
     if (!inner) return undefined;
     if (inner.kind !== 'known' || inner.alternatives.length !== 1 || inner.alternatives[0].length !== 1) return undefined;
     const next = inner.alternatives[0][0];
     if (next.ignoredKeywords?.has(k) || (next.reports && !next.reports.has('unexpected-keyword')) || next.boundPositional) return undefined;
     if (next.params.some((p) => p.name === k && p.kind !== 'varkw')) return undefined;
     if (!next.params.some((p) => p.kind === 'varkw')) return { sig: next, via: [] };
-    const further = this.refusedWhenPassedOn(next, k, depth + 1, runtime);
+    const further = this.refusedWhenPassedOn(next, k, depth + 1, after);
     return further ? { sig: further.sig, via: [next, ...further.via] } : undefined;
   }
 

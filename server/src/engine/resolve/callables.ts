@@ -274,7 +274,7 @@ export class Callables {
   }
 
   /**
-   * Whether class `c` may derive from `cls` (`same` says which class is it): its MRO holds it or
+   * Whether class `c` may derive from the class `same` recognises: its MRO holds it or
    * cannot be worked out. A base that is one of several values (a conditional import) may lead to
    * it only if one of them may: a class whose MRO may hold it, or a value the engine cannot see
    * (a module it cannot read may be the user's own); `object` and the like never do.
