@@ -116,12 +116,16 @@ describe('methods the target removed', () => {
       '    def __repr__(self):', // 12: a dunder: object has it
       '        return "m"',
       'class Mixed(Manager, torch.nn.Module):',
-      '    def create_empty(self):', // 15: a base the engine cannot see may define it
+      '    def create_empty(self):', // 15: torch.nn.Module's public names are known: not this one
+      '        return []',
+      'from outside import Mixin',
+      'class Other(Manager, Mixin):',
+      '    def create_empty(self):', // 19: a base the engine cannot see may define it
       '        return []',
       '',
     ].join('\n');
     const r = engine.check(code, 'user.py');
-    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:changed-override:lib.manager.Base.create_empty', '6:changed-override:lib.manager.Manager.old_stats']);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:changed-override:lib.manager.Base.create_empty', '6:changed-override:lib.manager.Manager.old_stats', '15:changed-override:lib.manager.Base.create_empty']);
     assert.match(r.findings[0].message, /^this method overrode Base\.create_empty in the baseline, which no class along its MRO defines in the target: the library no longer calls it there/);
     // without a baseline nothing says it overrode anything
     assert.deepEqual((await Engine.open({ targets: [v2] })).check(code, 'user.py').findings, []);
@@ -136,6 +140,17 @@ describe('methods the target removed', () => {
     assert.deepEqual(found.map((f) => f.range.start.line + 1), [3, 5]);
     assert.match(found[0].message, /; Model\.embed_input_ids, new in the target, takes the same parameters \(renamed\?\)$/);
     assert.doesNotMatch(found[1].message, /renamed/);
+    // a model class on torch.nn.Module: Module's public names are known, and this is none of them
+    const torchLib = (old: boolean) => ({
+      'tlib/__init__.py': '',
+      'tlib/model.py': ['import torch', 'class Model(torch.nn.Module):', `    def ${old ? 'get_input_embeddings' : 'embed_input_ids'}(self, input_ids):`, '        return input_ids', `    def ${old ? '_old_hook' : '_new_hook'}(self, x):`, '        return x', ''].join('\n'),
+    });
+    const [t1, t2] = [tempTree(torchLib(true)), tempTree(torchLib(false))];
+    const model = ['from tlib.model import Model', 'class Mine(Model):', '    def get_input_embeddings(self, input_ids):', '        return input_ids', '    def _old_hook(self, x):', '        return x', ''].join('\n');
+    const onTorch = (await Engine.open({ targets: [t2], baseline: [t1] })).check(model, 'user.py').findings;
+    // a private name may be one of Module's own: left alone
+    assert.deepEqual(onTorch.map((f) => `${f.range.start.line + 1}:${f.code}`), ['3:changed-override']);
+    assert.match(onTorch[0].message, /Model\.embed_input_ids, new in the target, takes the same parameters/);
   });
 
   it('are not reported without a baseline: nothing says the code relied on them', async () => {

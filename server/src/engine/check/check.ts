@@ -10,13 +10,14 @@ import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
-import { absoluteModule, type Binding, type FunctionInfo, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
+import { absoluteModule, type Binding, type FunctionInfo, hasField, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { type Expr, LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
 import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 import { applySuppressions } from './suppress';
+import { NN_MODULE_MEMBERS } from '../resolve/specials';
 
 export const USER_MODULE = USER_FILE_MODULE;
 
@@ -902,21 +903,28 @@ class FileCheck {
   private recordOverrides(classNode: Node, cls: ClassInfo, only?: Node): void {
     const mro = this.checker.callables.mro(cls, this.summary);
     if (!mro) return;
-    // whether every class after it is seen, and one is the target's: a method none of them defines overrides nothing there
-    const closed = mro.slice(1).every((e) => e.kind === 'class' || (e.kind === 'special' && QUIET_BASES.has(e.name))) && mro.some((e) => e.kind === 'class' && !this.isUser(e.summary));
+    // whether every class after it is seen (or gives no such name: torch.nn.Module's public names
+    // are known), and one is the target's: a method none of them defines overrides nothing there
+    const targetBase = mro.some((e) => e.kind === 'class' && !this.isUser(e.summary));
+    const closed = (method: string): boolean =>
+      targetBase &&
+      mro.slice(1).every((e) => e.kind === 'class' || (e.kind === 'special' && (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && !method.startsWith('_') && !NN_MODULE_MEMBERS.has(method)))));
     for (const st of only ? [only] : classNode.childForFieldName('body')?.namedChildren ?? []) {
       const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
       if (!def || def.type !== 'function_definition') continue;
       const nameNode = def.childForFieldName('name');
       const method = nameNode?.text;
       if (!nameNode || !method || method === '__init__' || method === '__new__' || method === '__init_subclass__') continue;
-      const base = this.checker.callables.superMember(mro, 1, method, (c, s) => this.checker.receivers.decoratorChanges(c, s, method));
-      if (!base && closed && !method.startsWith('__')) {
+      // nothing after it along the MRO defines, sets or declares it: no class is decorated, and the
+      // bases outside the target are ones whose names are known
+      const absent = !method.startsWith('__') && closed(method) && mro.slice(1).every((e) => e.kind !== 'class' || (e.cls.decorators.length === 0 && !e.cls.members.has(method) && !e.cls.attrAssigns.has(method) && !hasField(e.cls, method)));
+      if (absent) {
         // compared with the baseline, where it may have overridden a method the target dropped
         const renamedTo = this.opts.crossVersion ? this.newTwin(mro, method) : undefined;
         this.overrides.push({ range: rangeOf(nameNode), method, base: '', params: [], definition: null, overridesNothing: true, ...(renamedTo ? { renamedTo } : {}) });
         continue;
       }
+      const base = this.checker.callables.superMember(mro, 1, method, (c, s) => this.checker.receivers.decoratorChanges(c, s, method));
       if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) continue;
       const own = cls.members.get(method)?.find((b) => b.kind === 'def');
       const cv = this.opts.crossVersion;
