@@ -351,6 +351,9 @@ describe('recall of general patterns', () => {
       assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task', '11:unexpected-keyword:task', '13:unexpected-keyword:task']);
       assert.match(r.findings[0].message, /^Args\(\) got an unexpected keyword argument 'task': Runner\(\) passes it on with \*\*kwargs to Args\(\), which takes no such parameter/);
       assert.match(r.findings[1].message, /make\(\) to Runner\(\) pass it on with \*\*kwargs to Args\(\)/);
+      // the baseline's Args had the field: what changed is said
+      assert.equal(r.findings[0].change, '`Args.task` was removed');
+      assert.match(r.findings[0].message, /which takes no such parameter \(`Args\.task` was removed\)\. Target signature/);
       // the fix drops the keyword
       assert.equal(applyEdits(code, r.findings[0].fixes[0].edits).split('\n')[1], 'Runner("m")');
       // the version the code was written for takes it

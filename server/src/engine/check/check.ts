@@ -2276,18 +2276,22 @@ class FileCheck {
       if (!refused) return;
       const argNode = parsed.nodes[a.index];
       const via = [sig, ...refused.via].map((x) => `${x.name}()`).join(' to ');
+      // with a baseline whose class of that name had the field or attribute: it was removed
+      const dot = refused.sig.qualname.lastIndexOf('.');
+      const had = dot > 0 ? this.opts.crossVersion?.baselineClassHas?.(refused.sig.qualname.slice(0, dot), refused.sig.qualname, a.name) : undefined;
       this.findings.push({
         file: this.opts.file,
         range: rangeOf(argNode),
         severity: 'error',
         code: 'unexpected-keyword',
-        message: `${refused.sig.name}() got an unexpected keyword argument '${a.name}': ${via} pass${refused.via.length ? '' : 'es'} it on with **${sig.passesKeywords!.varkw} to ${refused.sig.name}(), which takes no such parameter. Target signature: ${sigText(refused.sig)}`,
+        message: `${refused.sig.name}() got an unexpected keyword argument '${a.name}': ${via} pass${refused.via.length ? '' : 'es'} it on with **${sig.passesKeywords!.varkw} to ${refused.sig.name}(), which takes no such parameter${had ? ` (\`${had}.${a.name}\` was removed)` : ''}. Target signature: ${sigText(refused.sig)}`,
         callee: refused.sig.qualname,
         param: a.name,
         fixes: argNode.type === 'keyword_argument' ? [fixRemoveArgument(this.lines, parsed.nodes, a.index, call.childForFieldName('arguments')!, a.name)] : [],
         definition: refused.sig.definition,
         signature: sigText(refused.sig),
         call: rangeOf(call),
+        ...(had ? { change: `\`${had}.${a.name}\` was removed` } : {}),
       });
     });
   }
