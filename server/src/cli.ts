@@ -251,6 +251,24 @@ function fetchOptions(args: Args, io: { stderr: NodeJS.WritableStream }): Partia
   return { ...args.fetch, environments, onProgress };
 }
 
+/**
+ * A target (or baseline) folder that is itself a regular package (`.../vllm`, with its
+ * `__init__.py`): its modules are found there as `config`, `v1`..., not `vllm.config`, so the
+ * code's imports of the package reach nothing and the check finds nothing. The warning names the
+ * folder that contains it, which is what Python imports the package from.
+ */
+function packageFolder(spec: string): string | undefined {
+  if (isRequirementSpec(spec) || spec.startsWith('git:') || /\.(whl|zip)$/i.test(spec)) return undefined;
+  try {
+    if (!fs.statSync(spec).isDirectory() || !fs.statSync(path.join(spec, '__init__.py')).isFile()) return undefined;
+  } catch {
+    return undefined;
+  }
+  const dir = path.resolve(spec);
+  const name = path.basename(dir);
+  return `${spec} is itself a package (it has __init__.py): imports of \`${name}\` (\`from ${name}.x import y\`) do not reach it, and calls into it go unchecked; give the folder that contains it (${path.dirname(dir)})`;
+}
+
 function finish(engine: Engine, code: number): number {
   engine.saveCache();
   return code;
@@ -348,6 +366,10 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
   };
   try {
     if (args.command === 'check') Object.assign(args, targetsOf(args, args.paths, configs));
+    for (const spec of [...args.targets, ...args.baseline]) {
+      const why = packageFolder(spec);
+      if (why) say(why);
+    }
     const fetch = fetchOptions(args, io);
     try {
       engine = await Engine.open({ targets: args.targets, baseline: args.baseline, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index', fetch });

@@ -63,6 +63,22 @@ describe('apidrift check', () => {
     }
   });
 
+  it('warns when a target folder is itself a package: the code imports it from the folder above', () => {
+    const dir = tempTree({ 'lib/__init__.py': '', 'lib/core.py': 'def run(n):\n    return n\n', 'user.py': 'from lib.core import run\nrun(1, 2)\n' });
+    try {
+      const inside = run(['check', '--target', path.join(dir, 'lib'), path.join(dir, 'user.py')]);
+      assert.equal(inside.code, 0, inside.stderr);
+      assert.match(inside.stderr, new RegExp(`^apidrift: .*lib is itself a package \\(it has __init__\\.py\\): imports of \`lib\` .* do not reach it.*; give the folder that contains it \\(${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)$`, 'm'));
+      // the folder above: the call is checked, and no warning
+      const above = run(['check', '--target', dir, path.join(dir, 'user.py')]);
+      assert.equal(above.code, 1, above.stderr);
+      assert.match(above.stdout, /too-many-positional/);
+      assert.doesNotMatch(above.stderr, /is itself a package/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   for (const [what, args, message] of [
     ['a missing target', ['check', '--target', '/nonexistent/site-packages', USER], /target path does not exist: \/nonexistent\/site-packages/],
     ['a target file that is no archive', ['check', '--target', USER, USER], /not a \.whl or \.zip archive/],
