@@ -240,20 +240,13 @@ describe('recall of general patterns', () => {
       '    i, j, k = Planner().split()', // 13: fits
       '',
     ].join('\n');
-    const base = tempTree(lib(true));
-    const target = tempTree(lib(false));
-    try {
-      const engine = await Engine.open({ targets: [target], baseline: [base] });
-      const r = engine.check(code, 'user.py');
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:unpack-mismatch:pkg.planner.Planner.split', '9:unpack-mismatch:pkg.planner.Planner.split']);
-      assert.match(r.findings[0].message, /split\(\) returns 3 values in the target \(-> tuple\[int, int, int\]\), and this unpacks 2 as the baseline's did \(-> tuple\[int, int\]\)/);
-      // without the class Other, nothing else may hold p: its call is decided too
-      const alone = engine.check(code.replace('class Other(Planner):\n    def split(self):\n        return 1, 2', 'class Other:\n    pass\n'), 'user.py');
-      assert.deepEqual(alone.findings.map((f) => f.range.start.line + 1), [4, 9, 10]);
-    } finally {
-      fs.rmSync(base, { recursive: true, force: true });
-      fs.rmSync(target, { recursive: true, force: true });
-    }
+    const engine = await Engine.open({ targets: [tempTree(lib(false))], baseline: [tempTree(lib(true))] });
+    const r = engine.check(code, 'user.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['4:unpack-mismatch:pkg.planner.Planner.split', '9:unpack-mismatch:pkg.planner.Planner.split']);
+    assert.match(r.findings[0].message, /split\(\) returns 3 values in the target \(-> tuple\[int, int, int\]\), and this unpacks 2 as the baseline's did \(-> tuple\[int, int\]\)/);
+    // without the class Other, nothing else may hold p: its call is decided too
+    const alone = engine.check(code.replace('class Other(Planner):\n    def split(self):\n        return 1, 2', 'class Other:\n    pass\n'), 'user.py');
+    assert.deepEqual(alone.findings.map((f) => f.range.start.line + 1), [4, 9, 10]);
   });
 
   it('a keyword that lands in **kwargs which the function hands on to a callable that no longer takes it', async () => {
@@ -345,23 +338,18 @@ describe('recall of general patterns', () => {
     ].join('\n');
     const base = tempTree(lib(true));
     const target = tempTree(lib(false));
-    try {
-      const engine = await Engine.open({ targets: [target], baseline: [base] });
-      const r = engine.check(code, 'user.py');
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task', '11:unexpected-keyword:task', '13:unexpected-keyword:task']);
-      assert.match(r.findings[0].message, /^Args\(\) got an unexpected keyword argument 'task': Runner\(\) passes it on with \*\*kwargs to Args\(\), which takes no such parameter/);
-      assert.match(r.findings[1].message, /make\(\) to Runner\(\) pass it on with \*\*kwargs to Args\(\)/);
-      // the baseline's Args had the field: what changed is said
-      assert.equal(r.findings[0].change, '`Args.task` was removed');
-      assert.match(r.findings[0].message, /which takes no such parameter \(`Args\.task` was removed\)\. Target signature/);
-      // the fix drops the keyword
-      assert.equal(applyEdits(code, r.findings[0].fixes[0].edits).split('\n')[1], 'Runner("m")');
-      // the version the code was written for takes it
-      assert.deepEqual((await Engine.open({ targets: [base] })).check(code, 'user.py').findings, []);
-    } finally {
-      fs.rmSync(base, { recursive: true, force: true });
-      fs.rmSync(target, { recursive: true, force: true });
-    }
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const r = engine.check(code, 'user.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task', '11:unexpected-keyword:task', '13:unexpected-keyword:task']);
+    assert.match(r.findings[0].message, /^Args\(\) got an unexpected keyword argument 'task': Runner\(\) passes it on with \*\*kwargs to Args\(\), which takes no such parameter/);
+    assert.match(r.findings[1].message, /make\(\) to Runner\(\) pass it on with \*\*kwargs to Args\(\)/);
+    // the baseline's Args had the field: what changed is said
+    assert.equal(r.findings[0].change, '`Args.task` was removed');
+    assert.match(r.findings[0].message, /which takes no such parameter \(`Args\.task` was removed\)\. Target signature/);
+    // the fix drops the keyword
+    assert.equal(applyEdits(code, r.findings[0].fixes[0].edits).split('\n')[1], 'Runner("m")');
+    // the version the code was written for takes it
+    assert.deepEqual((await Engine.open({ targets: [base] })).check(code, 'user.py').findings, []);
   });
 
   it('the keys of a local dict, bound once to literal keys and only read, are the keywords ** hands in', async () => {

@@ -383,3 +383,58 @@ export function paramsFromText(src: string): Param[] | undefined {
 
 /** Named nodes that never have named children (so hold no call, statement or scope): walkers need not look inside. */
 export const LEAF_TYPES = new Set(['identifier', 'integer', 'float', 'true', 'false', 'none', 'comment', 'string_start', 'string_content', 'string_end', 'escape_sequence', 'escape_interpolation', 'ellipsis', 'type_conversion', 'line_continuation', 'keyword_separator', 'positional_separator']);
+
+/** Every identifier named `name` under `node` (names only: what they refer to is the caller's question). */
+export function identifiersNamed(node: Node, name: string): Node[] {
+  const out: Node[] = [];
+  const walk = (n: Node): void => {
+    if (n.type === 'identifier') {
+      if (n.text === name) out.push(n);
+      return;
+    }
+    for (const c of n.namedChildren) if (c) walk(c);
+  };
+  walk(node);
+  return out;
+}
+
+const DICT_READS = new Set(['get', 'items', 'keys', 'values', 'copy']);
+
+/**
+ * What one occurrence of a dict's name does to the dict: `splat` (`**d`, with the call it is an
+ * argument of, if it is one), `read` (`d.get(...)`, `.items()`, `.keys()`, `.values()`, `.copy()`,
+ * `d[k]`, `k in d`), `add` (`d.setdefault(...)`, `d.update(...)`, `d[k] = v`), `take` (`d.pop(k)`,
+ * `del d[k]`), each with the key where it is a string literal (`subscript` for `d[...]`); `name`
+ * where the identifier is no reference to the dict (a keyword's or an attribute's name); undefined
+ * for any other use (the dict handed on as a value, rebound, a method not called).
+ */
+export type DictUse = { kind: 'splat'; call?: Node } | { kind: 'read' | 'add' | 'take'; key?: string; subscript?: boolean } | { kind: 'name' };
+
+export function dictUse(id: Node): DictUse | undefined {
+  const p = id.parent;
+  if (!p) return undefined;
+  if (p.type === 'dictionary_splat') return p.parent?.type === 'argument_list' && p.parent.parent?.type === 'call' ? { kind: 'splat', call: p.parent.parent } : { kind: 'splat' };
+  if (p.type === 'keyword_argument') return p.childForFieldName('name')?.id === id.id ? { kind: 'name' } : undefined;
+  if (p.type === 'attribute') {
+    if (p.childForFieldName('attribute')?.id === id.id) return { kind: 'name' };
+    const call = p.parent;
+    if (call?.type !== 'call' || call.childForFieldName('function')?.id !== p.id) return undefined;
+    const m = p.childForFieldName('attribute')?.text ?? '';
+    if (DICT_READS.has(m)) return { kind: 'read' };
+    if (m === 'setdefault' || m === 'update') return { kind: 'add' };
+    if (m !== 'pop') return undefined;
+    const first = call.childForFieldName('arguments')?.namedChildren.find((c) => c && c.type !== 'comment');
+    return { kind: 'take', key: first?.type === 'string' ? stringValue(first) : undefined };
+  }
+  if (p.type === 'subscript' && p.childForFieldName('value')?.id === id.id) {
+    const keys = p.childrenForFieldName('subscript');
+    const key = keys.length === 1 && keys[0]?.type === 'string' ? stringValue(keys[0]) : undefined;
+    // `del d["k"]`, `del d["k"], x`; `d["k"] = v`, `d["k"], x = ...`, `d["k"] += 1`, `for d["k"] in ...`
+    const up = p.parent?.type === 'expression_list' || p.parent?.type === 'pattern_list' ? p.parent.parent : p.parent;
+    if (up?.type === 'delete_statement') return { kind: 'take', key, subscript: true };
+    const stored = (up?.type === 'assignment' || up?.type === 'augmented_assignment' || up?.type === 'for_statement') && up.childForFieldName('left')?.startIndex === (p.parent === up ? p : p.parent!).startIndex;
+    return { kind: stored ? 'add' : 'read', key, subscript: true };
+  }
+  if (p.type === 'comparison_operator' && p.namedChildren[p.namedChildren.length - 1]?.id === id.id && /\bin\s*$/.test(p.text.slice(0, id.startIndex - p.startIndex))) return { kind: 'read' };
+  return undefined;
+}

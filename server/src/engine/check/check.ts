@@ -11,7 +11,7 @@ import { parseRecovering } from './recover';
 import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, type FunctionInfo, hasField, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
-import { type Expr, LEAF_TYPES, stringValue } from '../syntax';
+import { dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
 import { fixMoveImport } from './fixes';
@@ -903,22 +903,25 @@ class FileCheck {
   private recordOverrides(classNode: Node, cls: ClassInfo, only?: Node): void {
     const mro = this.checker.callables.mro(cls, this.summary);
     if (!mro) return;
-    // whether every class after it is seen (or gives no such name: torch.nn.Module's public names
-    // are known), and one is the target's: a method none of them defines overrides nothing there
+    // with a base of the target, a method that nothing after the class along the MRO defines, sets
+    // or declares overrides nothing: every class there undecorated and without the name, and every
+    // base outside the target one whose names are known (torch.nn.Module's public ones)
     const targetBase = mro.some((e) => e.kind === 'class' && !this.isUser(e.summary));
-    const closed = (method: string): boolean =>
+    const absent = (method: string): boolean =>
       targetBase &&
-      mro.slice(1).every((e) => e.kind === 'class' || (e.kind === 'special' && (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && !method.startsWith('_') && !NN_MODULE_MEMBERS.has(method)))));
+      !method.startsWith('__') &&
+      mro.slice(1).every((e) =>
+        e.kind === 'class'
+          ? e.cls.decorators.length === 0 && !e.cls.members.has(method) && !e.cls.attrAssigns.has(method) && !hasField(e.cls, method)
+          : e.kind === 'special' && (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && !method.startsWith('_') && !NN_MODULE_MEMBERS.has(method))),
+      );
     for (const st of only ? [only] : classNode.childForFieldName('body')?.namedChildren ?? []) {
       const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;
       if (!def || def.type !== 'function_definition') continue;
       const nameNode = def.childForFieldName('name');
       const method = nameNode?.text;
       if (!nameNode || !method || method === '__init__' || method === '__new__' || method === '__init_subclass__') continue;
-      // nothing after it along the MRO defines, sets or declares it: no class is decorated, and the
-      // bases outside the target are ones whose names are known
-      const absent = !method.startsWith('__') && closed(method) && mro.slice(1).every((e) => e.kind !== 'class' || (e.cls.decorators.length === 0 && !e.cls.members.has(method) && !e.cls.attrAssigns.has(method) && !hasField(e.cls, method)));
-      if (absent) {
+      if (absent(method)) {
         // compared with the baseline, where it may have overridden a method the target dropped
         const renamedTo = this.opts.crossVersion ? this.newTwin(mro, method) : undefined;
         this.overrides.push({ range: rangeOf(nameNode), method, base: '', params: [], definition: null, overridesNothing: true, ...(renamedTo ? { renamedTo } : {}) });
@@ -1287,27 +1290,13 @@ class FileCheck {
     }
     // `x = items[0]`: an item of a container of the target's instances
     if (value.type === 'subscript') {
-      if (this.following.has(value.id)) return undefined;
-      this.following.add(value.id);
-      try {
-        const v = this.valueOfExpr(value, scope);
-        return v && (v.kind === 'instance' || isInstanceUnion(v) || (v.kind === 'external' && v.args)) ? v : undefined;
-      } finally {
-        this.following.delete(value.id);
-      }
+      const v = this.followOnce(value, () => this.valueOfExpr(value, scope));
+      return v && (v.kind === 'instance' || isInstanceUnion(v) || (v.kind === 'external' && v.args)) ? v : undefined;
     }
     // `x = y` and `x = a.b.c` take the value of what they name
     const fn = value.type === 'call' ? value.childForFieldName('function') : value.type === 'identifier' || value.type === 'attribute' ? value : null;
     if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
-    // `x = x.f()`, or `a = b(); b = a()` in loops: a value that depends on itself is not followed
-    if (this.following.has(value.id)) return undefined;
-    this.following.add(value.id);
-    let c: Value | undefined;
-    try {
-      c = this.valueOfExpr(fn, scope);
-    } finally {
-      this.following.delete(value.id);
-    }
+    const c = this.followOnce(value, () => this.valueOfExpr(fn, scope));
     if (!c) return undefined;
     if (value.type !== 'call') {
       // a method taken off an instance is bound: it is not followed as a plain function
@@ -1325,6 +1314,17 @@ class FileCheck {
 
   /** Assigned values whose class is being looked up (against self-reference). */
   private readonly following = new Set<number>();
+
+  /** `look()` for an assigned value, unless it is being looked up already: `x = x.f()`, or `a = b(); b = a()` in loops, depend on themselves and are not followed. */
+  private followOnce(value: Node, look: () => Value | undefined): Value | undefined {
+    if (this.following.has(value.id)) return undefined;
+    this.following.add(value.id);
+    try {
+      return look();
+    } finally {
+      this.following.delete(value.id);
+    }
+  }
 
   private valueOfExpr(node: Node, scope: Scope): Value | undefined {
     if (node.type === 'identifier') return this.resolveName(node.text, scope);
@@ -2000,38 +2000,13 @@ class FileCheck {
     if (!b || b.kind !== 'assigned') return undefined;
     const keys = literalKeys(b.value);
     if (!keys) return undefined;
-    const value = b.value;
-    let ok = true;
-    const read = (id: Node): boolean => {
-      const p = id.parent;
-      if (!p) return false;
-      if (p.type === 'assignment') return p.childForFieldName('left')?.id === id.id && p.childForFieldName('right')?.id === value.id;
-      if (p.type === 'dictionary_splat') return true;
-      if (p.type === 'keyword_argument') return p.childForFieldName('name')?.id === id.id;
-      if (p.type === 'attribute') {
-        if (p.childForFieldName('attribute')?.id === id.id) return true;
-        const m = p.childForFieldName('attribute')?.text ?? '';
-        return ['get', 'items', 'keys', 'values', 'copy'].includes(m) && p.parent?.type === 'call' && p.parent.childForFieldName('function')?.id === p.id;
-      }
-      if (p.type === 'subscript') {
-        if (p.childForFieldName('value')?.id !== id.id) return false;
-        const up = p.parent?.type === 'expression_list' || p.parent?.type === 'pattern_list' ? p.parent.parent : p.parent;
-        if (up?.type === 'delete_statement') return false;
-        return !((up?.type === 'assignment' || up?.type === 'augmented_assignment' || up?.type === 'for_statement') && up.childForFieldName('left')?.startIndex === (p.parent === up ? p : p.parent!).startIndex);
-      }
-      if (p.type === 'comparison_operator') return p.namedChildren[p.namedChildren.length - 1]?.id === id.id && /\bin\s*$/.test(p.text.slice(0, id.startIndex - p.startIndex));
-      return false;
-    };
-    const walk = (n: Node): void => {
-      if (!ok) return;
-      if (n.type === 'identifier') {
-        if (n.text === name && !read(n)) ok = false;
-        return;
-      }
-      for (const c of n.namedChildren) if (c) walk(c);
-    };
-    walk(s.node);
-    return ok ? keys : undefined;
+    for (const id of identifiersNamed(s.node, name)) {
+      // the binding itself
+      if (id.parent?.type === 'assignment' && id.parent.childForFieldName('left')?.id === id.id && id.parent.childForFieldName('right')?.id === b.value.id) continue;
+      const use = dictUse(id);
+      if (use?.kind !== 'splat' && use?.kind !== 'read' && use?.kind !== 'name') return undefined;
+    }
+    return keys;
   }
 
   /** Whether the file or the project sets the callee's function from outside (`C.__init__ = mine`, `mod.f = g`): its parameters may be others. */

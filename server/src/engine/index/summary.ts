@@ -5,7 +5,7 @@
  */
 import { parsePython, type Node } from '../parser';
 import { importFromText, skeletonize, type TextImport } from './skeleton';
-import { dotted, type Expr, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
+import { dictUse, dotted, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
 
 export interface FunctionInfo {
   name: string;
@@ -781,61 +781,28 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   return info;
 }
 
-/** What reading the dict `kwargs` this way does to its keys: nothing, or it takes one out. */
-const KWARGS_READS = new Set(['get', 'items', 'keys', 'values', 'copy', 'setdefault', 'update']);
-
 /**
  * See `FunctionInfo.passesKeywords`. The body uses its `**kwargs` dict only to read it, to add
  * keys, to take literal keys out (`pop("k")`, `del kwargs["k"]`) and, once, as `**kwargs` in a call
  * that is a statement of the body's own level (`g(**kwargs)`, `x = g(**kwargs)`, `return
  * g(**kwargs)`), which no `return` comes before; the function is no generator. Any other use (the
- * dict passed on as a value, rebound, popped by a computed key, a second `**kwargs`) says nothing.
+ * dict passed on as a value, rebound, popped or subscripted by a computed key, a second `**kwargs`)
+ * says nothing.
  */
 function keywordsPassedOn(body: Node, stmts: Node[], params: Param[]): PassesKeywords | undefined {
   const vk = params.find((p) => p.kind === 'varkw')?.name;
   if (!vk || !body.text.includes(`**${vk}`) || /\byield\b/.test(body.text)) return undefined;
-  const uses: Node[] = [];
-  const walk = (n: Node): void => {
-    if (n.type === 'identifier') {
-      if (n.text === vk) uses.push(n);
-      return;
-    }
-    for (const c of n.namedChildren) if (c) walk(c);
-  };
-  walk(body);
   let forward: Node | undefined;
   const consumed: string[] = [];
-  const literal = (n: Node | null | undefined): string | undefined => (n?.type === 'string' ? stringValue(n) : undefined);
-  for (const id of uses) {
-    const p = id.parent;
-    if (!p) return undefined;
-    if (p.type === 'dictionary_splat' && p.parent?.type === 'argument_list' && p.parent.parent?.type === 'call') {
-      if (forward) return undefined;
-      forward = p.parent.parent;
+  for (const id of identifiersNamed(body, vk)) {
+    const use = dictUse(id);
+    if (use?.kind === 'splat' && use.call && !forward) {
+      forward = use.call;
       continue;
     }
-    if (p.type === 'subscript' && p.childForFieldName('value')?.id === id.id) {
-      const keys = p.childrenForFieldName('subscript');
-      const key = keys.length === 1 ? literal(keys[0]) : undefined;
-      if (key === undefined) return undefined;
-      // read, written (a key added) or deleted (`del kwargs["k"]`, `del kwargs["k"], x`)
-      const up = p.parent?.type === 'expression_list' ? p.parent.parent : p.parent;
-      if (up?.type === 'delete_statement') consumed.push(key);
-      continue;
-    }
-    if (p.type === 'attribute' && p.childForFieldName('object')?.id === id.id) {
-      const m = p.childForFieldName('attribute')?.text ?? '';
-      const call = p.parent;
-      if (call?.type !== 'call' || call.childForFieldName('function')?.id !== p.id) return undefined;
-      if (KWARGS_READS.has(m)) continue;
-      if (m !== 'pop') return undefined;
-      const key = literal(call.childForFieldName('arguments')?.namedChildren.find((c) => c && c.type !== 'comment'));
-      if (key === undefined) return undefined;
-      consumed.push(key);
-      continue;
-    }
-    if (p.type === 'comparison_operator' && p.namedChildren[p.namedChildren.length - 1]?.id === id.id && /\bin\s*$/.test(p.text.slice(0, id.startIndex - p.startIndex))) continue;
-    return undefined;
+    if (use?.kind !== 'read' && use?.kind !== 'add' && use?.kind !== 'take') return undefined;
+    if (use.key === undefined && (use.subscript || use.kind === 'take')) return undefined;
+    if (use.kind === 'take') consumed.push(use.key!);
   }
   if (!forward) return undefined;
   const at = stmts.findIndex((s) => s.startIndex <= forward!.startIndex && forward!.endIndex <= s.endIndex);
