@@ -273,6 +273,49 @@ describe('receivers', () => {
     }
   });
 
+  it("a name the module's __getattr__ serves and a bare annotation declares (`current: Platform`) holds an instance of that class or a subclass", async () => {
+    const platforms = (declare: string, extra = ''): Record<string, string> => ({
+      'plib/__init__.py': [
+        'from typing import TYPE_CHECKING',
+        'from plib.interface import Platform',
+        '_current = None',
+        declare,
+        'def __getattr__(name):',
+        '    if name == "current":',
+        '        global _current',
+        '        if _current is None:',
+        '            _current = Platform()',
+        '        return _current',
+        '    raise AttributeError(name)',
+        '',
+      ].join('\n'),
+      'plib/interface.py': `class Platform:\n    def is_fast(self):\n        return False\n    def capability(self, device_id=0):\n        return 1\n${extra}`,
+    });
+    const code = 'from plib import current\ncurrent.is_fast(True)\ncurrent.capability(0, 1)\n';
+    const run = async (files: Record<string, string>): Promise<CheckResult> => {
+      const lib = tempTree(files);
+      try {
+        return (await Engine.open({ targets: [lib] })).check(code, 'u.py');
+      } finally {
+        fs.rmSync(lib, { recursive: true, force: true });
+      }
+    };
+    // declared under TYPE_CHECKING, or at the top level
+    for (const declare of ['if TYPE_CHECKING:\n    current: Platform', 'current: Platform']) {
+      const r = await run(platforms(declare));
+      assert.deepEqual(brief(r), ['2:too-many-positional:', '3:too-many-positional:'], declare);
+      assert.equal(r.callsChecked, 2);
+    }
+    // a subclass that takes more: the call may land on its override
+    const sub = await run(platforms('current: Platform', 'class Other(Platform):\n    def capability(self, device_id=0, extra=None):\n        return 2\n'));
+    assert.deepEqual(brief(sub), ['2:too-many-positional:']);
+    assert.equal(sub.calls.find((c) => c.range.start.line === 2)?.status, 'unknown');
+    // without the declaration the served value is not followed, and the calls are not counted
+    const bare = await run(platforms(''));
+    assert.deepEqual(bare.findings, []);
+    assert.equal(bare.callsChecked, 0);
+  });
+
   it('an annotation names the class imported under TYPE_CHECKING, also where run time binds the name to a placeholder', async () => {
     const lib = tempTree({ 'tlib/__init__.py': '', 'tlib/conf.py': 'class Conf:\n    def setup(self, a):\n        pass\n' });
     try {

@@ -160,6 +160,11 @@ export interface ModuleSummary {
   typeCheckingBindings?: Map<string, Binding[]>;
   /** The module writes to sys.modules or touches `__path__` / import hooks: submodules may exist without files. */
   registersModules: boolean;
+  /**
+   * Names the module declares with a bare annotation at its top level (`name: C`, also under
+   * `if TYPE_CHECKING:`), with the annotation's text; '' when declared twice differently.
+   */
+  declared?: Map<string, string>;
 }
 
 const DYNAMIC_NAMESPACE = /\b(globals|vars)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update|setdefault|__setitem__)\s*\()|=\s*(globals|vars)\(\)\s*(#.*)?$|sys\.modules\[__name__\]|\._convert_\(/m;
@@ -2057,8 +2062,12 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
           while (a && a.type === 'assignment') {
             const left = a.childForFieldName('left');
             if (left?.type === 'identifier') {
-              if (a.childForFieldName('type') && !a.childForFieldName('right')) {
-                // a bare annotation binds nothing
+              const type = a.childForFieldName('type');
+              if (type && !a.childForFieldName('right')) {
+                // a bare annotation binds nothing; it declares what the name holds
+                const text = type.text;
+                const was = (summary.declared ??= new Map()).get(left.text);
+                summary.declared.set(left.text, was === undefined || was === text ? text : '');
               } else {
                 bind(left.text, { kind: 'value', expr: toExpr(right), conditional, line });
                 if (left.text === '__all__' && !typeChecking) {

@@ -182,13 +182,20 @@ export class Receivers {
   /**
    * What a module binds `name` to, when that is one unconditional `name = C(...)` at its top level
    * (followed through `from` imports) that no function of the module rebinds (`global name`): an
-   * instance of the class the call builds.
+   * instance of the class the call builds. A name the module's `__getattr__` serves and a bare
+   * annotation declares (`name: C`) is a declared instance of C.
    */
   moduleInstance(where: string | ModuleSummary, name: string, depth = 0): Instance | undefined {
     if (depth > 8) return undefined;
     // a module of the target by name (the user's own folders are not read for this), or a summary at hand
     const s = typeof where !== 'string' ? where : this.program.isUserModule(where.split('.')[0]) ? undefined : this.program.summary(where);
     const bs = s?.bindings.get(name);
+    if (s && !bs && !s.dynamic && s.getattr.kind === 'names' && s.getattr.names.has(name) && s.declared?.get(name)) {
+      // served by the module's `__getattr__` and declared `name: C` (often under TYPE_CHECKING): an
+      // instance of C or of a subclass, as the declaration says
+      const v = this.annotated(s.declared.get(name)!, s);
+      return v.kind === 'instance' ? v : undefined;
+    }
     if (!s || !bs || bs.length !== 1 || bs[0].conditional || s.dynamic) return undefined;
     const b = bs[0];
     if (b.kind === 'from') return this.moduleInstance(b.module, b.name, depth + 1);
