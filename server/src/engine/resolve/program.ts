@@ -848,17 +848,20 @@ export class Program {
     if (!f || !f.rel || f.compiled || f.isPackage !== isPackage || this.target.isUser(f)) return undefined;
     const root = f.root;
     const rel = f.rel;
-    if (root.displayPath(rel) !== file) return undefined;
+    const shown = root.displayPath(rel);
+    // the file named as the command line was given it (relative to where it runs) is that file too
+    if (shown !== file && !(path.isAbsolute(shown) && path.resolve(file) === shown)) return undefined;
     const s = this.summary(name);
     const version = this.modules.get(name)?.version;
-    if (!s || version === undefined || s.name !== name || s.isPackage !== isPackage || s.file !== file) return undefined;
+    if (!s || version === undefined || s.name !== name || s.isPackage !== isPackage || s.file !== shown) return undefined;
     try {
       // the text summarised is the one on disk when the file's identity is still the same after reading it
       if (root.readText(rel) !== text || root.fileVersion(rel) !== version) return undefined;
     } catch {
       return undefined;
     }
-    return s;
+    // its definitions are shown where the check shows the file
+    return s.file === file ? s : { ...s, file };
   }
 
   /** `module.name` as Python's import system and attribute access would see it. */
