@@ -1084,7 +1084,9 @@ class FileCheck {
         walk(c);
       }
     };
-    const body = node.childForFieldName('body');
+    // a def's body is taken from its children, whose node objects the visit walks next: what this
+    // walk reads of them (their children) is then not read from the tree again
+    const body = node.type === 'function_definition' ? node.namedChildren.find((c) => c?.type === 'block') : node.childForFieldName('body');
     if (body) walk(body);
     return scope;
   }
