@@ -8,7 +8,8 @@
  * Measures (medians over --runs, the variants of each round run one after the other so that the
  * machine's drift hits them alike; wall time, CPU time (user + sys of every thread, which the
  * machine's load does not change) and max RSS from /usr/bin/time -v):
- *   1. `check` of a whole project: cold (--no-cache) on one thread (--jobs 1) and on every core,
+ *   1. `check` of a whole project, run as it is typed (from the folder that holds the project, by
+ *      its relative name): cold (--no-cache) on one thread (--jobs 1) and on every core,
  *      then warm (a cache filled by the previous run) on one thread and on every core; the
  *      statistics of every run must agree (they are printed once)
  *   2. `check` of one file (--file): cold (--no-cache) and warm, from a cache that holds the
@@ -55,10 +56,10 @@ function parseArgs(argv) {
   return o;
 }
 
-function run(argv, env) {
+function run(argv, env, cwd) {
   const out = path.join(os.tmpdir(), `apidrift-time-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(TIME_BIN, ['-v', '-o', out, process.execPath, ...argv], { env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+  const r = spawnSync(TIME_BIN, ['-v', '-o', out, process.execPath, ...argv], { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   let rssKb;
   let cpuMs;
@@ -97,11 +98,14 @@ function main() {
   const started = Date.now();
   const jobs = o.jobs ? ['--jobs', o.jobs] : [];
   const variants = {};
+  // the project is checked as it is typed: from the folder that holds it, by its relative name
+  const projectCwd = o.project ? path.dirname(o.project) : undefined;
+  const project = o.project ? path.basename(o.project) : undefined;
   if (o.project) Object.assign(variants, {
-    'project cold, 1 thread': { argv: [cli, 'check', '--no-cache', '--jobs', '1', '--format', 'json', '--target', o.target, o.project] },
-    'project cold, every core': { argv: [cli, 'check', '--no-cache', ...jobs, '--format', 'json', '--target', o.target, o.project] },
-    'project warm, 1 thread': { argv: [cli, 'check', '--jobs', '1', '--format', 'json', '--target', o.target, o.project], warm: 'project' },
-    'project warm, every core': { argv: [cli, 'check', ...jobs, '--format', 'json', '--target', o.target, o.project], warm: 'project' },
+    'project cold, 1 thread': { argv: [cli, 'check', '--no-cache', '--jobs', '1', '--format', 'json', '--target', o.target, project], cwd: projectCwd },
+    'project cold, every core': { argv: [cli, 'check', '--no-cache', ...jobs, '--format', 'json', '--target', o.target, project], cwd: projectCwd },
+    'project warm, 1 thread': { argv: [cli, 'check', '--jobs', '1', '--format', 'json', '--target', o.target, project], cwd: projectCwd, warm: 'project' },
+    'project warm, every core': { argv: [cli, 'check', ...jobs, '--format', 'json', '--target', o.target, project], cwd: projectCwd, warm: 'project' },
   });
   if (o.file) {
     variants['one file cold'] = { argv: [cli, 'check', '--no-cache', '--format', 'json', '--target', o.target, o.file] };
@@ -114,7 +118,7 @@ function main() {
   // the warm caches, filled once
   const caches = {};
   for (const kind of ['project', 'index', 'diff']) caches[kind] = fs.mkdtempSync(path.join(tmp, `xdg-${kind}-`));
-  if (o.project) run([cli, 'check', '--format', 'json', '--target', o.target, o.project], { XDG_CACHE_HOME: caches.project });
+  if (o.project) run([cli, 'check', '--format', 'json', '--target', o.target, project], { XDG_CACHE_HOME: caches.project }, projectCwd);
   run([cli, 'index', '--target', o.target], { XDG_CACHE_HOME: caches.index });
   if (o.uses && o.baseline) run(variants['diff --uses, warm, every core'].argv, { XDG_CACHE_HOME: caches.diff });
   const results = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
@@ -122,7 +126,7 @@ function main() {
   for (let i = 0; i < o.runs; i++) {
     for (const [name, v] of Object.entries(variants)) {
       const env = { XDG_CACHE_HOME: v.warm ? caches[v.warm] : fs.mkdtempSync(path.join(tmp, 'xdg-cold-')) };
-      const r = run(v.argv, env);
+      const r = run(v.argv, env, v.cwd);
       results[name].push(r);
       if (name.startsWith('project') && r.stats) {
         const { ms, targetModulesRead, ...rest } = r.stats;
