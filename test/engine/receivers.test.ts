@@ -316,6 +316,41 @@ describe('receivers', () => {
     assert.equal(bare.callsChecked, 0);
   });
 
+  it('a parameter annotated with a union of classes holds one of them: a call that every class binds alike is checked, one they bind differently is left unknown', async () => {
+    const lib = tempTree({
+      'ulib/__init__.py': '',
+      'ulib/req.py': 'class Rerank:\n    def validate(self, a):\n        pass\n\nclass Score:\n    def validate(self, a):\n        pass\n\nclass Loose:\n    def validate(self, a, b=None):\n        pass\n',
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const code = [
+        'from typing import Optional, Union',
+        'from ulib.req import Loose, Rerank, Score',
+        'def f(r: Rerank | Score):',
+        '    r.validate(1, 2)',
+        'def g(r: "Union[Rerank, Score, None]"):',
+        '    r.validate(1, 2)',
+        'def h(r: Optional[Rerank | Loose]):',
+        '    r.validate(1, 2)',
+        'def k(r: Rerank | str):',
+        '    r.validate(1, 2)',
+        'def m(r: Rerank | Score):',
+        '    r.validate(1)',
+        '',
+      ].join('\n');
+      const r = engine.check(code, 'u.py');
+      assert.deepEqual(brief(r), ['4:too-many-positional:', '6:too-many-positional:']);
+      const status = (line: number): string | undefined => r.calls.find((c) => c.range.start.line === line - 1)?.status ?? (r.calls.some((c) => c.range.start.line === line - 1) ? 'checked' : undefined);
+      // Loose takes a second argument: the classes bind it differently
+      assert.equal(status(8), 'unknown');
+      // a class outside the target may be what it holds: not the target's call, not counted
+      assert.equal(status(10), undefined);
+      assert.equal(status(12), 'checked');
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it('an annotation names the class imported under TYPE_CHECKING, also where run time binds the name to a placeholder', async () => {
     const lib = tempTree({ 'tlib/__init__.py': '', 'tlib/conf.py': 'class Conf:\n    def setup(self, a):\n        pass\n' });
     try {

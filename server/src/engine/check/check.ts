@@ -1237,7 +1237,7 @@ class FileCheck {
     }
     if (!b.annotation) return undefined;
     const v = this.checker.receivers.annotated(b.annotation, this.summary);
-    return v.kind === 'instance' || (v.kind === 'unknown' && v.target) ? v : undefined;
+    return v.kind === 'instance' || isInstanceUnion(v) || (v.kind === 'unknown' && v.target) ? v : undefined;
   }
 
   /** `for x in c` / `for x in c.values()` / `for x in c.keys()`: an element of a container whose annotation says what it holds. */

@@ -61,6 +61,25 @@ export function annotatedName(text: string): string | undefined {
   return /^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$/.test(t) ? t : undefined;
 }
 
+/**
+ * The classes a union annotation names (`A | B`, `Union[A, B]`, `Optional[A | B]`, quoted or not),
+ * without `None` (a None receiver fails before any binding); undefined unless there are two or more.
+ */
+export function unionAlternatives(text: string): string[] | undefined {
+  let t = text.trim();
+  const q = /^(['"])(.*)\1$/s.exec(t);
+  if (q) t = q[2].trim();
+  const opt = /^(?:typing\.|t\.)?Optional\[(.*)\]$/s.exec(t);
+  if (opt) t = opt[1].trim();
+  let alts = splitTopLevel(t, '|');
+  if (alts.length === 1) {
+    const u = /^(?:typing\.|t\.)?Union\[(.*)\]$/s.exec(t);
+    if (u) alts = splitTopLevel(u[1], ',');
+  }
+  alts = alts.map((a) => a.trim()).filter((a) => a !== 'None' && a !== '');
+  return alts.length >= 2 ? alts : undefined;
+}
+
 /** Containers whose type argument is the type of their elements. */
 const SEQUENCES = new Set(['list', 'set', 'frozenset', 'List', 'Set', 'FrozenSet', 'Sequence', 'MutableSequence', 'Iterable', 'Iterator', 'Collection', 'AbstractSet', 'MutableSet', 'deque', 'Deque', 'Generator', 'AsyncIterator', 'AsyncIterable']);
 /** Mappings: keys are the first type argument, values the second. */
@@ -115,7 +134,15 @@ export class Receivers {
   /** An instance (declared) of the class an annotation names in a module; unknown otherwise. */
   annotated(text: string, summary: ModuleSummary, owner?: ClassInfo): Value {
     const name = annotatedName(text);
-    if (!name) return unknown(`the annotation ${text} names no single class`);
+    if (!name) {
+      // a union of classes of the target: an instance of one of them (or of a subclass), each checked in turn
+      const alts = unionAlternatives(text);
+      if (alts && alts.length <= MAX_UNION) {
+        const values = alts.map((a) => this.annotated(a, summary, owner));
+        if (values.every((v) => v.kind === 'instance')) return agree(values);
+      }
+      return unknown(`the annotation ${text} names no single class`);
+    }
     if (owner && (name === 'Self' || name === 'typing.Self' || name === 'typing_extensions.Self' || name === owner.name)) {
       const own = name === owner.name ? this.program.evalExpr(dottedExpr(name)!, summary) : undefined;
       if (!own || (own.kind === 'class' && own.cls === owner)) return { kind: 'instance', cls: owner, summary, declared: true };
