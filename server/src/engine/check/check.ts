@@ -17,7 +17,7 @@ import type { Param } from '../syntax';
 import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 import { applySuppressions } from './suppress';
-import { NN_MODULE_MEMBERS } from '../resolve/specials';
+import { notNnModuleMember } from '../resolve/specials';
 
 export const USER_MODULE = USER_FILE_MODULE;
 
@@ -905,7 +905,7 @@ class FileCheck {
     if (!mro) return;
     // with a base of the target, a method that nothing after the class along the MRO defines, sets
     // or declares overrides nothing: every class there undecorated and without the name, and every
-    // base outside the target one whose names are known (torch.nn.Module's public ones)
+    // base outside the target one whose names are known (torch.nn.Module's)
     const targetBase = mro.some((e) => e.kind === 'class' && !this.isUser(e.summary));
     const absent = (method: string): boolean =>
       targetBase &&
@@ -913,7 +913,7 @@ class FileCheck {
       mro.slice(1).every((e) =>
         e.kind === 'class'
           ? e.cls.decorators.length === 0 && !e.cls.members.has(method) && !e.cls.attrAssigns.has(method) && !hasField(e.cls, method)
-          : e.kind === 'special' && (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && !method.startsWith('_') && !NN_MODULE_MEMBERS.has(method))),
+          : e.kind === 'special' && (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && notNnModuleMember(method))),
       );
     for (const st of only ? [only] : classNode.childForFieldName('body')?.namedChildren ?? []) {
       const def = st?.type === 'decorated_definition' ? st.childForFieldName('definition') : st;

@@ -13,7 +13,7 @@ import { type ClassInfo, type FunctionInfo, givesAttribute, hasField, type Modul
 import { dotted, type Expr } from '../syntax';
 import { type HandBack, sameEntry, type Callables } from './callables';
 import { baseNames } from '../index/indexEntries';
-import { ENUM_BASES, NN_MODULE_MEMBERS } from './specials';
+import { ENUM_BASES, notNnModuleMember } from './specials';
 import { type ClassRecord, kindInWords, USER_FILE_MODULE, type Program, type Value } from './program';
 
 export type Instance = Extract<Value, { kind: 'instance' }>;
@@ -392,7 +392,7 @@ export class Receivers {
         classes.push({ cls: e.cls, summary: e.summary });
       } else if (e.kind === 'special' && (TRANSPARENT_BASES.has(e.name) || e.name === 'typing.Protocol')) {
         continue;
-      } else if (e.kind === 'special' && e.name === 'torch.nn.Module' && !attr.startsWith('_') && !NN_MODULE_MEMBERS.has(attr)) {
+      } else if (e.kind === 'special' && e.name === 'torch.nn.Module' && notNnModuleMember(attr)) {
         // not one of its own: at most what an instance registered, which its __getattr__ serves
         // (see `member`)
         continue;

@@ -158,6 +158,32 @@ export const NN_MODULE_MEMBERS = new Set<string>([
   'zero_grad', 'share_memory', 'extra_repr', 'compile',
 ]);
 
+/**
+ * The private (single-underscore) attributes of torch.nn.Module across torch 2.x: its methods,
+ * class attributes and what its `__init__` sets on every instance.
+ */
+export const NN_MODULE_PRIVATE = new Set<string>([
+  '_version', '_parameters', '_buffers', '_non_persistent_buffers_set', '_backward_pre_hooks',
+  '_backward_hooks', '_is_full_backward_hook', '_forward_hooks', '_forward_hooks_with_kwargs',
+  '_forward_hooks_always_called', '_forward_pre_hooks', '_forward_pre_hooks_with_kwargs',
+  '_state_dict_hooks', '_state_dict_pre_hooks', '_load_state_dict_pre_hooks',
+  '_load_state_dict_post_hooks', '_modules', '_backend', '_apply', '_get_backward_hooks',
+  '_get_backward_pre_hooks', '_maybe_warn_non_full_backward_hook', '_slow_forward', '_call_impl',
+  '_wrapped_call_impl', '_compiled_call_impl', '_register_state_dict_hook', '_save_to_state_dict',
+  '_register_load_state_dict_pre_hook', '_load_from_state_dict', '_named_members', '_get_name',
+  '_replicate_for_data_parallel',
+]);
+
+/**
+ * Whether `name` is surely not an attribute torch.nn.Module defines itself: a public name outside
+ * `NN_MODULE_MEMBERS`, or a private one (one leading underscore) outside `NN_MODULE_PRIVATE`.
+ * Dunder names are never sure (the class and `object` define many).
+ */
+export function notNnModuleMember(name: string): boolean {
+  if (name.startsWith('__')) return false;
+  return name.startsWith('_') ? !NN_MODULE_PRIVATE.has(name) : !NN_MODULE_MEMBERS.has(name);
+}
+
 /** Built-in exception classes: their `__new__` accepts any arguments. */
 export function isBuiltinException(qualname: string): boolean {
   return /^builtins\.(BaseException|Exception|[A-Za-z]*(Error|Warning|Exit|Interrupt|Iteration|Exception))$/.test(qualname);
