@@ -143,12 +143,13 @@ describe('methods the target removed', () => {
     // a model class on torch.nn.Module: Module's public names are known, and this is none of them
     const torchLib = (old: boolean) => ({
       'tlib/__init__.py': '',
-      'tlib/model.py': ['import torch', 'class Model(torch.nn.Module):', `    def ${old ? 'get_input_embeddings' : 'embed_input_ids'}(self, input_ids):`, '        return input_ids', `    def ${old ? '_old_hook' : '_new_hook'}(self, x):`, '        return x', ''].join('\n'),
+      'tlib/model.py': ['import torch', 'class Model(torch.nn.Module):', `    def ${old ? 'get_input_embeddings' : 'embed_input_ids'}(self, input_ids):`, '        return input_ids', `    def ${old ? '_old_hook' : '_new_hook'}(self, x):`, '        return x', ...(old ? ['    def _apply(self, fn):', '        return self'] : []), ''].join('\n'),
     });
     const [t1, t2] = [tempTree(torchLib(true)), tempTree(torchLib(false))];
     const model = ['from tlib.model import Model', 'class Mine(Model):', '    def get_input_embeddings(self, input_ids):', '        return input_ids', '    def _old_hook(self, x):', '        return x', '    def _apply(self, fn):', '        return self', ''].join('\n');
     const onTorch = (await Engine.open({ targets: [t2], baseline: [t1] })).check(model, 'user.py').findings;
-    // Module's private names are known too: `_old_hook` is none of them, `_apply` is one (left alone)
+    // Module's private names are known too: `_old_hook` is none of them; `_apply`, which the
+    // baseline's Model overrode and the target's does not, is one (it still overrides Module's)
     assert.deepEqual(onTorch.map((f) => `${f.range.start.line + 1}:${f.code}`), ['3:changed-override', '5:changed-override']);
     assert.match(onTorch[0].message, /Model\.embed_input_ids, new in the target, takes the same parameters/);
   });
