@@ -31,18 +31,24 @@ export function dottedExpr(text: string): Expr | undefined {
   return e;
 }
 
+/** An annotation's text without the quotes and the `Optional[...]` around it. */
+function unwrapOuter(text: string): string {
+  let t = text.trim();
+  const q = /^(['"])(.*)\1$/s.exec(t);
+  if (q) t = q[2].trim();
+  const opt = /^(?:typing\.|t\.)?Optional\[(.*)\]$/s.exec(t);
+  return opt ? opt[1].trim() : t;
+}
+
 /**
  * The class an annotation names, unwrapped from quotes, `Optional[...]` and `X | None` (a None
  * receiver fails before any binding); undefined for unions of classes, callables, `type[...]`,
  * containers and anything not a plain dotted name.
  */
 export function annotatedName(text: string): string | undefined {
-  let t = text.trim();
+  let t = text;
   for (let i = 0; i < 4; i++) {
-    const q = /^(['"])(.*)\1$/s.exec(t);
-    if (q) t = q[2].trim();
-    const opt = /^(?:typing\.|t\.)?Optional\[(.*)\]$/s.exec(t);
-    if (opt) t = opt[1].trim();
+    t = unwrapOuter(t);
     const parts = splitTopLevel(t, '|').filter((p) => p !== 'None');
     if (parts.length !== 1) return undefined;
     t = parts[0];
@@ -66,11 +72,7 @@ export function annotatedName(text: string): string | undefined {
  * without `None` (a None receiver fails before any binding); undefined unless there are two or more.
  */
 export function unionAlternatives(text: string): string[] | undefined {
-  let t = text.trim();
-  const q = /^(['"])(.*)\1$/s.exec(t);
-  if (q) t = q[2].trim();
-  const opt = /^(?:typing\.|t\.)?Optional\[(.*)\]$/s.exec(t);
-  if (opt) t = opt[1].trim();
+  const t = unwrapOuter(text);
   let alts = splitTopLevel(t, '|');
   if (alts.length === 1) {
     const u = /^(?:typing\.|t\.)?Union\[(.*)\]$/s.exec(t);
@@ -87,11 +89,7 @@ const MAPPINGS = new Set(['dict', 'Dict', 'Mapping', 'MutableMapping', 'defaultd
 
 /** The type arguments of an annotation (`dict[str, C]` gives `str` and `C`), after unwrapping as `annotatedName` does. */
 export function typeArguments(text: string): string[] | undefined {
-  let t = text.trim();
-  const q = /^(['"])(.*)\1$/s.exec(t);
-  if (q) t = q[2].trim();
-  const opt = /^(?:typing\.|t\.)?Optional\[(.*)\]$/s.exec(t);
-  if (opt) t = opt[1].trim();
+  const t = unwrapOuter(text);
   const parts = splitTopLevel(t, '|').filter((p) => p !== 'None');
   if (parts.length !== 1) return undefined;
   const g = /^[A-Za-z_][\w.]*\[(.*)\]$/s.exec(parts[0]);
