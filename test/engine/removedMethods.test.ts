@@ -277,6 +277,57 @@ describe('methods the target removed', () => {
     assert.deepEqual(lines(engine.check(tested, 'tested.py')), ['10:unknown-attribute']);
   });
 
+  it('an attribute still assigned is there, whatever is missing along the value assigned to it', async () => {
+    const lib = (now: boolean): Record<string, string> => ({
+      ...COMMON,
+      'lib/engine.py': [
+        'class Executor:',
+        '    def run(self):',
+        '        pass',
+        '',
+        'class Client:',
+        '    pass',
+        '',
+        'class InprocClient(Client):',
+        '    def __init__(self):',
+        '        self.core = Core()',
+        '',
+        'class Core:',
+        '    def __init__(self):',
+        '        self.executor = Executor()',
+        '',
+        'def make_client() -> Client:',
+        '    return InprocClient()',
+        '',
+        'class Engine:',
+        '    def __init__(self, inproc: bool):',
+        '        self.client = make_client()',
+        ...(now
+          ? [
+              '        if inproc:',
+              '            # the base class Client has no `core`: its in-process subclass does',
+              '            self.executor = self.client.core.executor',
+            ]
+          : ['        self.executor = Executor()']),
+        '        self.ready = True',
+        '',
+      ].join('\n'),
+    });
+    const engine = await Engine.open({ targets: [tempTree(lib(true))], baseline: [tempTree(lib(false))] });
+    const user = [
+      'from lib.engine import Engine', // 1
+      '', // 2
+      'def f(e: Engine):', // 3
+      '    e.executor.run()', // 4: still assigned in the target, under a condition
+      '    return e.executor, e.ready', // 5
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), []);
+    // an attribute no class assigns any more is still reported
+    const gone = await Engine.open({ targets: [tempTree({ ...lib(true), 'lib/engine.py': lib(true)['lib/engine.py'].replace('        self.ready = True\n', '') })], baseline: [tempTree(lib(false))] });
+    assert.deepEqual(lines(gone.check(user, 'user.py')), ['5:unknown-attribute']);
+  });
+
   it('a class of the user that copies the setting onto itself under the same name is not taken for the config; one that may stand for it is', async () => {
     const lib = (fields: string[]): Record<string, string> => ({
       ...COMMON,

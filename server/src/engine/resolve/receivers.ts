@@ -493,7 +493,7 @@ export class Receivers {
       return { kind: 'external', qualname: `${opaque.replace(/^the base /, '')}.${attr}` };
     }
     if (!assigned) {
-      const v = this.fieldValue(classes, attr, inst);
+      const v = present(this.fieldValue(classes, attr, inst));
       // every class of the MRO is seen, and none defines, assigns or serves (`__getattr__`) it
       if (v.kind === 'unknown' && !owner && !opaque && !classes.some((c) => hasField(c.cls, attr) || c.cls.members.has('__getattr__') || c.cls.instanceAttrs.has('?'))) return { ...v, absent: true };
       return v;
@@ -523,7 +523,9 @@ export class Receivers {
     if (results.length === 0) results.push(...loose);
     // only None is ever assigned: nothing is known of the class a call on it would need
     if (results.length === 0) return unknown(`only None is assigned to ${attr}`);
-    return agree(results);
+    // the attribute is assigned: a name missing further along what is assigned to it
+    // (`self.x = self.a.b` where a's class lacks b) says nothing of whether it is there
+    return present(agree(results));
   }
 
   /**
@@ -830,6 +832,16 @@ export class Receivers {
 /** A class as a reason names it: its dotted name, without the module name the checked file is given. */
 function shownName(cls: ClassInfo): string {
   return cls.module === USER_FILE_MODULE ? cls.qualname.slice(cls.module.length + 1) : cls.qualname;
+}
+
+/**
+ * A value as found for an attribute that is there: an unknown that says a name is absent (found
+ * on the way to the value, along another class) loses that word, which belongs to that lookup.
+ */
+function present(v: Value): Value {
+  if (v.kind !== 'unknown' || !v.absent) return v;
+  const { absent: _absent, ...rest } = v;
+  return rest;
 }
 
 /** One class from several sources, when they all name the same one (exact only when all are exact). */
