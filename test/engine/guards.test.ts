@@ -77,6 +77,66 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(plain), ['10:missing-argument', '12:unexpected-keyword', '15:missing-argument', '16:missing-argument', '7:unknown-module']);
   });
 
+  it('a call through a name that only a version-tested branch binds is written for that version, wherever it sits', async () => {
+    const engine = await Engine.open({ targets: [tempTree(LIB)] });
+    const user = [
+      'from lib.engine import Group', // 1
+      'from myproject.utils import lib_available', // 2
+      'if lib_available(min_version="3.0"):', // 3
+      '    from lib.engine import start, Builder', // 4
+      '', // 5
+      'class Sender:', // 6
+      '    def __init__(self):', // 7
+      '        if not lib_available(min_version="3.0"):', // 8
+      '            raise ImportError("needs lib 3.0")', // 9
+      '', // 10
+      '    def send(self, config):', // 11
+      '        start(config, 16, options=1)', // 12: the 3.0 signature
+      '        Builder().build(1, {}, extra=2)', // 13
+      '        Group([]).builder().build(1)', // 14: Group is bound whatever the version
+      '', // 15
+      'def local(config):', // 16
+      '    from lib.engine import start', // 17
+      '    start(config, 16, options=1)', // 18: the function binds it itself
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['14:missing-argument', '18:unexpected-keyword']);
+    for (const line of [12, 13]) {
+      const c = callOn(r, line);
+      assert.equal(c.status, 'unknown', `line ${line}`);
+      assert.match(c.reason ?? '', /start|Builder/);
+      assert.match(c.reason ?? '', /version test/);
+    }
+    // bound under a test of anything else, the calls are checked as usual
+    const plain = engine.check(user.replace('if lib_available(min_version="3.0"):', 'if lib_available("fast"):'), 'user.py');
+    assert.deepEqual(lines(plain), ['12:unexpected-keyword', '13:unexpected-keyword', '14:missing-argument', '18:unexpected-keyword']);
+  });
+
+  it('a module attribute the code tests for is not reported missing where the test covers it: before it in the function, or anywhere in the class', async () => {
+    const engine = await Engine.open({ targets: [tempTree(LIB)] });
+    const user = [
+      'import lib.engine as eng', // 1
+      '', // 2
+      'class Profiler:', // 3
+      '    def start(self):', // 4
+      '        if getattr(eng, "PROFILE_DIR", None) is not None:', // 5
+      '            return self.legacy()', // 6
+      '', // 7
+      '    def legacy(self):', // 8
+      '        return eng.PROFILE_DIR, eng.PROFILE_STACK', // 9: read where start found PROFILE_DIR (and its sibling)
+      '', // 10
+      'def plain():', // 11
+      '    return eng.PROFILE_DIR, eng.PROFILE_STACK', // 12
+      '', // 13
+      'def tested():', // 14
+      '    return hasattr(eng, "PROFILE_DIR") and eng.PROFILE_DIR', // 15
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['12:unknown-attribute', '12:unknown-attribute']);
+    assert.deepEqual(lines(engine.check(user.replace('getattr(eng, "PROFILE_DIR", None)', 'eng'), 'user.py')), ['12:unknown-attribute', '12:unknown-attribute', '9:unknown-attribute', '9:unknown-attribute']);
+  });
+
   it('a call inside try ... except TypeError is left unknown; except of another error does not guard it', async () => {
     const dir = tempTree(LIB);
     const engine = await Engine.open({ targets: [dir] });

@@ -260,7 +260,8 @@ describe('methods the target removed', () => {
     }
     // no baseline, no evidence
     assert.deepEqual(lines((await Engine.open({ targets: [now] })).check(user, 'user.py')), []);
-    // code that tests for it first, in any form, knows it may be missing
+    // code that tests for it first, in any form, knows it may be missing; so does a class that
+    // tests for it in one method and reads it in another (which it calls where the test found it)
     const tested = [
       'from lib.config import Runner', // 1
       '', // 2
@@ -272,9 +273,22 @@ describe('methods the target removed', () => {
       '', // 8
       'def h(r: Runner):', // 9
       '    return r.width', // 10: not tested here
+      '', // 11
+      'class Profiler:', // 12
+      '    def __init__(self, r: Runner):', // 13
+      '        self.r = r', // 14
+      '', // 15
+      '    def start(self):', // 16
+      '        if getattr(self.r, "width", None) is not None:', // 17
+      '            return self.legacy()', // 18
+      '', // 19
+      '    def legacy(self):', // 20
+      '        return self.r.width', // 21: read where start found it
       '',
     ].join('\n');
     assert.deepEqual(lines(engine.check(tested, 'tested.py')), ['10:unknown-attribute']);
+    // without the class's test, its read is reported
+    assert.deepEqual(lines(engine.check(tested.replace('getattr(self.r, "width", None)', 'self.r'), 'tested.py')), ['10:unknown-attribute', '21:unknown-attribute']);
   });
 
   it('an attribute still assigned is there, whatever is missing along the value assigned to it', async () => {

@@ -227,22 +227,27 @@ function guardedBy(n: Node, re: RegExp): boolean {
   return false;
 }
 
-/**
- * The function that holds `n` (or the module) tests for attribute `attr` before `n`, or on its
- * line: `hasattr(x, "attr")` or `getattr(x, "attr", ...)`, in any form (`hasattr(x, "a") and
- * x.a`, `if not hasattr(x, "a"): return` above): code that knows the attribute may be missing.
- */
-function attributeTestedBefore(n: Node, attr: string): boolean {
-  let scope: Node = n;
-  while (scope.parent && scope.type !== 'function_definition') scope = scope.parent;
-  const lines = scope.text.split('\n').slice(0, n.startPosition.row - scope.startPosition.row + 1).join('\n');
-  return new RegExp(`\\b(?:hasattr|getattr)\\s*\\([^()]*,\\s*(['"])${attr}\\1`).test(lines);
-}
-
 /** How many arguments come first by position, before any keyword or star. */
 function leadingPositional(args: CallArg[]): number {
   const at = args.findIndex((a) => a.kind !== 'positional');
   return at < 0 ? args.length : at;
+}
+
+/**
+ * The code around `n` tests for attribute `attr`: `hasattr(x, "attr")` or `getattr(x, "attr",
+ * ...)`, in any form (`hasattr(x, "a") and x.a`, `if not hasattr(x, "a"): return` above). It
+ * knows the attribute may be missing. The test counts where it comes before `n` in the function
+ * that holds `n` (or the module), or anywhere in the class that holds that function: another
+ * method may call this one only where its test found the attribute.
+ */
+function attributeTested(n: Node, attr: string): boolean {
+  const test = new RegExp(`\\b(?:hasattr|getattr)\\s*\\([^()]*,\\s*(['"])${attr}\\1`);
+  let scope: Node = n;
+  while (scope.parent && scope.type !== 'function_definition') scope = scope.parent;
+  const lines = scope.text.split('\n').slice(0, n.startPosition.row - scope.startPosition.row + 1).join('\n');
+  if (test.test(lines)) return true;
+  for (let p = scope.parent; p; p = p.parent) if (p.type === 'class_definition') return test.test(p.text);
+  return false;
 }
 
 /** Bases that give a class no methods of public names: a method absent from the rest of the MRO is absent. */
@@ -611,6 +616,7 @@ class FileCheck {
       // names the file patches onto classes decide whether a method the target lost is reported
       this.opts.crossVersion ? this.patched().join(' ') : '',
       this.testedModules().join(' '),
+      this.testedAttributes().join(' '),
     ].join('\n');
   }
 
@@ -627,6 +633,33 @@ class FileCheck {
 
   private patched(): string[] {
     return (this.patchedHere ??= patchedNames(this.shared.text, patchedLines));
+  }
+
+  private testedAttributesHere?: string[];
+
+  /**
+   * `m.x` in a function that also reads `m.y`, an attribute of the same module the code tests for
+   * where this read sits (see `attributeTested`): the function is written for the version of the
+   * module that has `y`, and `x` with it (`envs.PROFILER_DIR` tested, `envs.PROFILER_WITH_STACK`
+   * read beside it).
+   */
+  private siblingTested(node: Node, attr: string): boolean {
+    const object = node.childForFieldName('object')?.text;
+    if (!object || !/^[\w.]+$/.test(object)) return false;
+    let scope: Node = node;
+    while (scope.parent && scope.type !== 'function_definition') scope = scope.parent;
+    if (scope.type !== 'function_definition') return false;
+    const escaped = object.replace(/\./g, '\\.');
+    const tested = this.testedAttributes();
+    for (const m of scope.text.matchAll(new RegExp(`(?<![\\w.])${escaped}\\.(\\w+)`, 'g'))) {
+      if (m[1] !== attr && tested.includes(m[1]) && attributeTested(node, m[1])) return true;
+    }
+    return false;
+  }
+
+  /** Attribute names whose presence the file tests somewhere (see `attributeTested`): a reused result depends on them. */
+  private testedAttributes(): string[] {
+    return (this.testedAttributesHere ??= [...new Set([...this.shared.text.matchAll(/\b(?:hasattr|getattr)\s*\([^()]*?,\s*(['"])(\w+)\1/g)].map((m) => m[2]))].sort());
   }
 
   private unitsMs = 0;
@@ -1094,6 +1127,33 @@ class FileCheck {
   // ---- names in user code ----
 
   /** What a name refers to at a point of the user's code; undefined when it is not traceable into the target. */
+  /**
+   * The callee's first name (`f` of `f(...)`, `E` of `E.m(...)` and `E().m(...)`) is a name of the module that only
+   * code under a version test binds (`if is_available(min_version="0.22"): from lib import E`): the
+   * call is written for the version that branch is for, like the code in it. Why, or undefined.
+   */
+  private boundForOneVersion(fn: Node, scope: Scope): string | undefined {
+    let head: Node | null = fn;
+    while (head && (head.type === 'attribute' || head.type === 'call')) head = head.childForFieldName(head.type === 'call' ? 'function' : 'object');
+    if (head?.type !== 'identifier') return undefined;
+    const name = head.text;
+    for (let s: Scope | undefined = scope; s && s.kind !== 'module'; s = s.parent) {
+      if (s.kind === 'function' && !s.globals.has(name) && s.locals.has(name)) return undefined;
+      if (s.kind === 'function' && s.globals.has(name)) break;
+    }
+    const bs = this.summary.bindings.get(name);
+    if (!bs || bs.length === 0) return undefined;
+    for (const b of bs) {
+      const row = b.line - 1;
+      const text = this.lines[row];
+      if (text === undefined) return undefined;
+      const column = text.length - text.trimStart().length;
+      const at = this.root.descendantForPosition({ row, column });
+      if (!at || !versionTested(at)) return undefined;
+    }
+    return `${name} is bound only under a version test: the call is written for the version that branch is for`;
+  }
+
   private resolveName(name: string, scope: Scope): Value | undefined {
     let s: Scope | undefined = scope;
     while (s && s.kind !== 'module') {
@@ -1660,7 +1720,7 @@ class FileCheck {
       });
       return;
     }
-    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || otherVersionCode(node)) return;
+    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || otherVersionCode(node) || attributeTested(node, attr.text) || this.siblingTested(node, attr.text)) return;
     const s = this.program.summary(base.name);
     this.findings.push({
       file: this.opts.file,
@@ -1810,7 +1870,7 @@ class FileCheck {
   private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string, called = true, onClass = false): boolean {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineClassHas || this.opts.moduleName) return false;
-    if (otherVersionCode(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR) || attributeTestedBefore(call, attr)) return false;
+    if (otherVersionCode(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR) || attributeTested(call, attr)) return false;
     if (this.patched().includes(attr) || this.opts.projectPatched?.has(attr)) return false;
     const mro = this.checker.callables.mro(inst.cls, inst.summary);
     if (!mro) return false;
@@ -2096,7 +2156,7 @@ class FileCheck {
       // each class the receiver may hold must bind the call the same way
       const keys = new Set(results.map((r) => outcomeKey([r])));
       // ... or none may bind it at all: whichever it holds, the call raises TypeError
-      if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !otherVersionCode(call) && !guardedBy(call, HANDLES_TYPE_ERROR) && !this.opts.projectPending) {
+      if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !otherVersionCode(call) && !this.boundForOneVersion(fn, scope) && !guardedBy(call, HANDLES_TYPE_ERROR) && !this.opts.projectPending) {
         this.noneBinds(call, nameNode, spec, results);
         return;
       }
@@ -2163,7 +2223,7 @@ class FileCheck {
       }
     }
     // code written for another version, or made to fail softly, is no break of this one
-    const otherVersion = otherVersionCode(call);
+    const otherVersion = otherVersionCode(call) ?? this.boundForOneVersion(fn, scope);
     if (otherVersion) {
       this.unknownCall(call, nameNode, spec.qualname, otherVersion);
       return;
