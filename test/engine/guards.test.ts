@@ -77,6 +77,63 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(plain), ['10:missing-argument', '12:unexpected-keyword', '15:missing-argument', '16:missing-argument', '7:unknown-module']);
   });
 
+  it('a version test may go through a name assigned from a version, and a function that returns early on one is written for that version after it', async () => {
+    const engine = await Engine.open({ targets: [tempTree(LIB)] });
+    const user = [
+      'import lib', // 1
+      'from packaging import version', // 2
+      'from lib.engine import start', // 3
+      '', // 4
+      'def serve(config):', // 5
+      '    is_new_api = version.parse(lib.__version__) >= version.parse("3.0")', // 6
+      '    if is_new_api:', // 7
+      '        start(config, 16, extra=1)', // 8: the 3.0 signature
+      '    else:', // 9
+      '        start(config)', // 10: the 1.0 signature
+      '', // 11
+      'def patch(config):', // 12
+      '    try:', // 13
+      '        needs_patch = lib.__version__ == "1.0"', // 14
+      '    except ValueError:', // 15
+      '        needs_patch = False', // 16
+      '    if not needs_patch:', // 17
+      '        return', // 18
+      '', // 19
+      '    def patched():', // 20
+      '        return start(config)', // 21: for 1.0 only
+      '    return start(config), patched', // 22
+      '', // 23
+      'def plain(config, ready):', // 24
+      '    if not ready:', // 25
+      '        return', // 26
+      '    if ready:', // 27
+      '        start(config)', // 28
+      '    return start(config)', // 29
+      '', // 30
+      'def loose(config, cfg):', // 31
+      '    if cfg.metrics_for_version is None:', // 32: speaks of a version, compares none
+      '        return', // 33
+      '    return start(config)', // 34
+      '', // 35
+      'def reused(config):', // 36
+      '    ret = lib.__version__ >= "2"', // 37
+      '    ret = start(config, 16)', // 38: the name holds other values too: no flag
+      '    if ret:', // 39
+      '        start(config)', // 40
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument']);
+    for (const line of [8, 10, 21, 22]) {
+      const c = callOn(r, line);
+      assert.equal(c.status, 'unknown', `line ${line}`);
+      assert.match(c.reason ?? '', /version test/);
+    }
+    // the same names assigned from anything else are no version tests
+    const plain = engine.check(user.replace('version.parse(lib.__version__) >= version.parse("3.0")', 'config.level > 2').replace('lib.__version__ == "1.0"', 'config.level == 1'), 'user.py');
+    assert.deepEqual(lines(plain), ['10:missing-argument', '21:missing-argument', '22:missing-argument', '28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument', '8:unexpected-keyword']);
+  });
+
   it('a call through a name that only a version-tested branch binds is written for that version, wherever it sits', async () => {
     const engine = await Engine.open({ targets: [tempTree(LIB)] });
     const user = [

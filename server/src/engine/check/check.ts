@@ -289,12 +289,75 @@ export function fixedTupleLength(annotation: string): number | undefined {
 /** Names that speak of a version: `__version__`, `version_info`, `vllm_version_is`, `Version(...)`. */
 const MENTIONS_VERSION = /version/i;
 
+/** A value that compares versions: `version.parse(v) >= version.parse("0.11.2")`, `vllm_version_is("0.16")`, `is_available(min_version="0.22")`. */
+const VERSION_COMPARED = /^(?=.*version)(?:.*(?:[<>!=]=|[<>])|.*\b(?:is|has)_\w*\(|.*\w*version_is\w*\(|.*\w_(?:ge|gt|le|lt|eq|at_least|or_newer|or_older)\w*\()/i;
+
+/**
+ * Names the file uses as version flags, sorted: each assignment of the name gives it a comparison
+ * of versions or a plain True, False or None, and one at least a comparison (`is_new_api =
+ * version.parse(v) >= ...`; `needs_patch = v == version.parse("0.7.3")` with `needs_patch =
+ * False` in an except).
+ */
+export function versionFlagsOf(text: string): string[] {
+  const values = new Map<string, string[]>();
+  for (const m of text.matchAll(/^[ \t]*(?:self\.)?([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)(.*)$/gm)) {
+    const list = values.get(m[1]);
+    if (list) list.push(m[2]);
+    else values.set(m[1], [m[2]]);
+  }
+  const out: string[] = [];
+  for (const [name, rhs] of values) {
+    const compared = rhs.filter((v) => VERSION_COMPARED.test(v));
+    if (compared.length > 0 && rhs.every((v) => VERSION_COMPARED.test(v) || /^\s*(True|False|None)\s*(#.*)?$/.test(v))) out.push(name);
+  }
+  return out.sort();
+}
+
+/** Per parsed tree: the names of `versionFlagsOf` its text. */
+const versionFlags = new WeakMap<object, Set<string>>();
+
+/**
+ * A condition that tests a version: it names one (`vllm_version_is("0.16.0")`, `torch.__version__
+ * >= "2"`), or it reads a name the file assigns from one (`is_new_api = version.parse(v) >= ...`,
+ * then `if is_new_api:`).
+ */
+function testsVersion(cond: Node): boolean {
+  const text = cond.text;
+  if (MENTIONS_VERSION.test(text)) return true;
+  const names = text.match(/[A-Za-z_]\w*/g);
+  if (!names) return false;
+  let flags = versionFlags.get(cond.tree);
+  if (!flags) versionFlags.set(cond.tree, (flags = new Set(versionFlagsOf(cond.tree.rootNode.text))));
+  return names.some((name) => flags.has(name));
+}
+
+/**
+ * A condition that compares versions, for an early return: a version flag (negated or not), or a
+ * comparison of versions. A name that merely speaks of one (`if self.metrics_for_version is
+ * None: return`) is not enough here.
+ */
+function comparesVersion(cond: Node): boolean {
+  const text = cond.text.replace(/^\(?\s*not\s+/, '').replace(/^\((.*)\)$/s, '$1').trim();
+  if (/^[A-Za-z_]\w*$/.test(text) || /^self\.[A-Za-z_]\w*$/.test(text)) return testsVersion(cond);
+  return VERSION_COMPARED.test(text.replace(/\s+/g, ' '));
+}
+
+/** `if <test>: return` (or raise), with no other branch: the code after it runs only where the test failed. */
+function earlyExit(st: Node | null): Node | undefined {
+  if (st?.type !== 'if_statement' || st.namedChildren.some((c) => c?.type === 'elif_clause' || c?.type === 'else_clause')) return undefined;
+  const body = st.childForFieldName('consequence');
+  const last = body?.namedChildren.filter((c) => c && c.type !== 'comment').at(-1);
+  return last && (last.type === 'return_statement' || last.type === 'raise_statement') ? st.childForFieldName('condition') ?? undefined : undefined;
+}
+
 /**
  * `n` runs in a branch chosen by a version test (`if vllm_version_is("0.16.0"):`, `if
- * torch.__version__ >= "2":`, `if sys.version_info >= (3, 12):`, `a if ... version ... else b`):
- * such code is written for one version only, the installed one or another, and which branch runs
- * on the target cannot be told from its source. A branch of an if/elif chain is version-tested when
- * any condition of the chain is; the test reaches into functions and classes defined there.
+ * torch.__version__ >= "2":`, `if sys.version_info >= (3, 12):`, `a if ... version ... else b`,
+ * `if is_new_api:` where `is_new_api` was assigned from a version), or after a function returned
+ * early on one (`if not needs_patch: return`): such code is written for one version only, the
+ * installed one or another, and which branch runs on the target cannot be told from its source.
+ * A branch of an if/elif chain is version-tested when any condition of the chain is; the test
+ * reaches into functions and classes defined there.
  */
 function versionTested(n: Node): boolean {
   for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
@@ -302,11 +365,18 @@ function versionTested(n: Node): boolean {
       const cond = p.childForFieldName('condition');
       if (!cond || cond.id === child.id) continue;
       const tests = [cond, ...p.namedChildren.filter((c) => c?.type === 'elif_clause').map((c) => c!.childForFieldName('condition'))];
-      if (tests.some((t) => t && MENTIONS_VERSION.test(t.text))) return true;
+      if (tests.some((t) => t && testsVersion(t))) return true;
     } else if (p.type === 'conditional_expression') {
       const parts = p.namedChildren.filter((c) => c && c.type !== 'comment');
       const cond = parts[1];
-      if (cond && cond.id !== child.id && MENTIONS_VERSION.test(cond.text)) return true;
+      if (cond && cond.id !== child.id && testsVersion(cond)) return true;
+    } else if (p.type === 'block' && p.parent?.type === 'function_definition') {
+      // the statements of a function body before this one: an early return on a version test
+      for (const st of p.namedChildren) {
+        if (!st || st.startIndex >= child.startIndex) break;
+        const cond = earlyExit(st);
+        if (cond && comparesVersion(cond)) return true;
+      }
     }
   }
   return false;
@@ -617,6 +687,8 @@ class FileCheck {
       this.opts.crossVersion ? this.patched().join(' ') : '',
       this.testedModules().join(' '),
       this.testedAttributes().join(' '),
+      // names assigned from a version decide which conditions are version tests
+      versionFlagsOf(this.shared.text).join(' '),
     ].join('\n');
   }
 
