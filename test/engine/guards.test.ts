@@ -6,6 +6,7 @@
  * library annotates its base class, gave false errors.
  */
 import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
 import { tempTree } from '../helpers';
@@ -192,6 +193,51 @@ describe('code that may not run on the installed version', () => {
     ].join('\n');
     assert.deepEqual(lines(engine.check(user, 'user.py')), ['12:unknown-attribute', '12:unknown-attribute']);
     assert.deepEqual(lines(engine.check(user.replace('getattr(eng, "PROFILE_DIR", None)', 'eng'), 'user.py')), ['12:unknown-attribute', '12:unknown-attribute', '9:unknown-attribute', '9:unknown-attribute']);
+  });
+
+  it('a package of the project that the rest of it imports only under version tests is written for one version, all of its modules', async () => {
+    const files: Record<string, string> = {
+      'app/__init__.py': '',
+      'app/backends/__init__.py': [
+        'import lib', // 1
+        'from packaging.version import Version', // 2
+        'if Version(lib.__version__) == Version("1.0"):', // 3
+        '    from app.backends.lib_1_0.runner import Runner', // 4
+        'elif Version(lib.__version__) >= Version("2.0"):', // 5
+        '    from app.backends.lib_2_0.runner import Runner', // 6
+        'else:', // 7
+        '    raise NotImplementedError(lib.__version__)', // 8
+        '',
+      ].join('\n'),
+      'app/backends/lib_1_0/__init__.py': '',
+      'app/backends/lib_1_0/runner.py': 'from lib.engine import start\nfrom app.backends.lib_1_0.helpers import prepare\n\nclass Runner:\n    def run(self, config):\n        return start(prepare(config))\n',
+      'app/backends/lib_1_0/helpers.py': 'from lib.engine import start\n\ndef prepare(config):\n    start(config)\n    return config\n',
+      // a module loaded by name (`worker_cls = "..."`), which nothing imports: it lies in the package
+      'app/backends/lib_1_0/worker.py': 'from lib.engine import start\n\ndef work(config):\n    return start(config)\n',
+      'app/backends/lib_2_0/__init__.py': '',
+      // the 2.0 package reuses a module of the 1.0 one: both are chosen only by the version test
+      'app/backends/lib_2_0/runner.py': 'from lib.engine import start\nfrom app.backends.lib_1_0.helpers import prepare\n\nclass Runner:\n    def run(self, config):\n        return start(prepare(config), 16)\n',
+      'app/main.py': 'from app.backends import Runner\nfrom lib.engine import start\n\ndef main(config):\n    start(config)\n    return Runner().run(config)\n',
+    };
+    const root = tempTree(files);
+    const engine = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    const all = Object.keys(files).map((f) => ({ file: path.join(root, f), text: files[f] }));
+    const check = (f: string): CheckResult => engine.check(files[f], path.join(root, f));
+    // before the project is read, each file is checked as usual
+    assert.deepEqual(lines(check('app/backends/lib_1_0/runner.py')), ['6:missing-argument']);
+    engine.addProjectFiles(all);
+    for (const f of ['app/backends/lib_1_0/runner.py', 'app/backends/lib_1_0/helpers.py', 'app/backends/lib_1_0/worker.py']) {
+      const r = check(f);
+      assert.deepEqual(lines(r), [], f);
+      assert.ok(r.calls.some((c) => c.status === 'unknown' && /only under version tests/.test(c.unknownReason ?? '')), f);
+    }
+    // code the project imports plainly is checked: main, and the 2.0 runner's own call binds
+    assert.deepEqual(lines(check('app/main.py')), ['5:missing-argument']);
+    // a plain import from outside the packages makes the module it reaches an ordinary one again
+    const plain: Record<string, string> = { ...files, 'app/tools.py': 'from app.backends.lib_1_0.helpers import prepare\n' };
+    const e2 = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    e2.addProjectFiles(Object.keys(plain).map((f) => ({ file: path.join(root, f), text: plain[f] })));
+    assert.deepEqual(lines(e2.check(files['app/backends/lib_1_0/helpers.py'], path.join(root, 'app/backends/lib_1_0/helpers.py'))), ['4:missing-argument']);
   });
 
   it('a call inside try ... except TypeError is left unknown; except of another error does not guard it', async () => {

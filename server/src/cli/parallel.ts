@@ -319,7 +319,7 @@ export function checkOnWorkers(
   for (let j = 0; j < jobs; j++) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(4);
-    const data: WorkerSetup = { apidriftCheckWorker: true, targets: setup.targets, baseline: setup.baseline, sourceRoots: setup.sourceRoots, cacheDir: setup.cacheDir, wasmDir: setup.wasmDir, opts: setup.opts, projectClasses: projectClasses.classes.length > 0 || projectClasses.patched.length > 0 ? projectClasses : undefined, indexPort: channel.port2, signal };
+    const data: WorkerSetup = { apidriftCheckWorker: true, targets: setup.targets, baseline: setup.baseline, sourceRoots: setup.sourceRoots, cacheDir: setup.cacheDir, wasmDir: setup.wasmDir, opts: setup.opts, projectClasses: projectClasses.classes.length > 0 || projectClasses.patched.length > 0 || (projectClasses.versionOnly?.length ?? 0) > 0 ? projectClasses : undefined, indexPort: channel.port2, signal };
     let worker: Worker;
     try {
       worker = new Worker(__filename, { workerData: data, transferList: [channel.port2] });

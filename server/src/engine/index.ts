@@ -8,6 +8,7 @@ import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, differing, initParser, parsePython, parsePythonIncremental, parserGeneration, type Node, type Tree } from './parser';
 import { Program } from './resolve/program';
+import { type ImportSite, importSites, versionOnlyModules } from './resolve/projectImports';
 import { movedTo } from './report/moved';
 import { notePieces, parseRecovering, recoverRegion } from './check/recover';
 import { StatementMemo } from './check/statements';
@@ -232,10 +233,11 @@ export class Engine {
       const projectClasses = this.projectClasses.length > 0 ? this.projectClasses : undefined;
       const projectPending = this.projectPending || undefined;
       // results that looked at the project's classes are as old as those classes
-      const project = `${this.projectEpoch}:${this.projectPending}`;
-      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending, projectPatched: this.projectPatched });
+      const versionOnly = importContext && this.projectVersionOnly.has(importContext.name) ? `the project imports ${importContext.name} only under version tests: it is written for one version` : undefined;
+      const project = `${this.projectEpoch}:${this.projectPending}:${versionOnly ?? ''}`;
+      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending, projectPatched: this.projectPatched, versionOnly });
       if (this.baseline) {
-        const base = yield* this.baseline.checker.checkTreeSteps(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending });
+        const base = yield* this.baseline.checker.checkTreeSteps(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending, versionOnly });
         baseResult?.({ ...base, findings: [...base.findings], calls: [...base.calls] });
         explainAgainstBaseline(result, base, file);
         const t = result.timing;
@@ -278,21 +280,25 @@ export class Engine {
     for (const m of this.memos.values()) m.checked = m.seen = undefined;
   }
 
-  /** What `addProjectFiles` read (classes, patched names), to hand to another engine checking the same project. */
-  projectClassList(): { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[] } {
-    return { classes: this.projectClasses, patched: [...this.projectPatched] };
+  /** What `addProjectFiles` read (classes, patched names, modules for one version), to hand to another engine checking the same project. */
+  projectClassList(): { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[]; versionOnly?: string[] } {
+    return { classes: this.projectClasses, patched: [...this.projectPatched], ...(this.projectVersionOnly.size ? { versionOnly: [...this.projectVersionOnly] } : {}) };
   }
 
   /** Takes what another engine's `addProjectFiles` read (in place of reading the files). */
-  useProjectClasses(read: { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[] }): void {
+  useProjectClasses(read: { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[]; versionOnly?: string[] }): void {
     this.projectClasses = read.classes;
     this.projectPatched = new Set(read.patched);
+    this.projectVersionOnly = new Set(read.versionOnly ?? []);
   }
+
+  /** The project's modules written for one version (see `versionOnlyModules`). */
+  private projectVersionOnly = new Set<string>();
 
   /** The classes of every file of the project being checked (see `setProjectFiles`). */
   private projectClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
   /** Per project file: its classes, and a key of what dispatch reads of them. */
-  private readonly projectFiles = new Map<string, { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; shape: string; patched: string[] }>();
+  private readonly projectFiles = new Map<string, { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; shape: string; patched: string[]; module?: string; sites: ImportSite[] }>();
   private targetPatchedNames?: { epoch: number; names: Set<string> };
 
   /**
@@ -366,6 +372,15 @@ export class Engine {
       const before = this.projectFiles.get(file);
       let classes: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
       const patched = text === undefined ? [] : patchedNames(text);
+      const at = this.userModuleNameOf(file);
+      let sites: ImportSite[] = [];
+      if (text !== undefined && at) {
+        try {
+          sites = importSites(text, at);
+        } catch {
+          sites = [];
+        }
+      }
       if (text !== undefined) {
         try {
           const s = summarizeModule(text, USER_MODULE, false, file);
@@ -378,22 +393,23 @@ export class Engine {
           classes = [];
         }
       }
-      if (text === undefined || (classes.length === 0 && patched.length === 0)) {
+      if (text === undefined || (classes.length === 0 && patched.length === 0 && sites.length === 0)) {
         if (before) {
           this.projectFiles.delete(file);
           changed = true;
         }
         continue;
       }
-      const shape = JSON.stringify([classes.map(({ cls }) => [cls.qualname, cls.bases, cls.keywords, cls.decorators, [...cls.members], cls.fields, [...cls.attrAssigns], [...cls.instanceAttrs]]), patched]);
+      const shape = JSON.stringify([classes.map(({ cls }) => [cls.qualname, cls.bases, cls.keywords, cls.decorators, [...cls.members], cls.fields, [...cls.attrAssigns], [...cls.instanceAttrs]]), patched, at?.name, sites]);
       if (before?.shape === shape) continue;
-      this.projectFiles.set(file, { classes, shape, patched });
+      this.projectFiles.set(file, { classes, shape, patched, module: at?.name, sites });
       changed = true;
     }
     if (!changed) return false;
     this.projectEpoch++;
     this.projectClasses = [...this.projectFiles.values()].flatMap((f) => f.classes);
     this.projectPatched = new Set([...this.projectFiles.values()].flatMap((f) => f.patched));
+    this.projectVersionOnly = versionOnlyModules([...this.projectFiles.values()].flatMap((f) => (f.module ? [{ module: f.module, sites: f.sites }] : [])));
     return true;
   }
 

@@ -54,6 +54,8 @@ export interface CheckOptions {
   projectPending?: boolean;
   /** Attribute names the project's other files set on objects from outside (`C.m = f`, `setattr(C, "m", f)`). */
   projectPatched?: ReadonlySet<string>;
+  /** Why the whole file is written for one version (the project imports it only under version tests), if it is. */
+  versionOnly?: string;
 }
 
 /** Questions about the baseline (and moves within the target) that import checks ask. */
@@ -396,7 +398,7 @@ function inImportFallback(n: Node): boolean {
 }
 
 /** Code written for one version only: under a version test, or an ImportError fallback. */
-function otherVersionCode(n: Node): string | undefined {
+export function otherVersionCode(n: Node): string | undefined {
   if (versionTested(n)) return 'it runs under a version test: which branch runs depends on the version installed';
   if (inImportFallback(n)) return 'it runs in an except ImportError handler: a fallback for another version';
   return undefined;
@@ -1199,6 +1201,11 @@ class FileCheck {
   // ---- names in user code ----
 
   /** What a name refers to at a point of the user's code; undefined when it is not traceable into the target. */
+  /** Code written for one version: the whole file (see `versionOnly`), or the code around `n` (see `otherVersionCode`). */
+  private otherVersion(n: Node): string | undefined {
+    return this.opts.versionOnly ?? otherVersionCode(n);
+  }
+
   /**
    * The callee's first name (`f` of `f(...)`, `E` of `E.m(...)` and `E().m(...)`) is a name of the module that only
    * code under a version test binds (`if is_available(min_version="0.22"): from lib import E`): the
@@ -1610,7 +1617,7 @@ class FileCheck {
   private checkImport(node: Node): void {
     if (this.inError || node.hasError || underTypeChecking(node)) return;
     // an import under a version test is for the version it tests
-    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR) || !!otherVersionCode(node);
+    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR) || !!this.otherVersion(node);
     // `with contextlib.suppress(ImportError):` guards its body as `try: ... except ImportError:` does
     for (let p: Node | null = node.parent; p && !guarded && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
       if (p.type !== 'with_statement') continue;
@@ -1792,7 +1799,7 @@ class FileCheck {
       });
       return;
     }
-    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || otherVersionCode(node) || attributeTested(node, attr.text) || this.siblingTested(node, attr.text)) return;
+    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || this.otherVersion(node) || attributeTested(node, attr.text) || this.siblingTested(node, attr.text)) return;
     const s = this.program.summary(base.name);
     this.findings.push({
       file: this.opts.file,
@@ -1942,7 +1949,7 @@ class FileCheck {
   private removedMember(call: Node, nameNode: Node, inst: Instance, attr: string, called = true, onClass = false): boolean {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineClassHas || this.opts.moduleName) return false;
-    if (otherVersionCode(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR) || attributeTested(call, attr)) return false;
+    if (this.otherVersion(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR) || attributeTested(call, attr)) return false;
     if (this.patched().includes(attr) || this.opts.projectPatched?.has(attr)) return false;
     const mro = this.checker.callables.mro(inst.cls, inst.summary);
     if (!mro) return false;
@@ -2179,7 +2186,7 @@ class FileCheck {
     const cv = this.opts.crossVersion;
     const was = v.owner ? cv?.baselineMethod?.(v.summary.name, v.owner.qualname, v.fn.name)?.returns : cv?.baselineReturns?.(v.summary.name, v.fn.name);
     if (!was || fixedTupleLength(was) !== targets.length) return;
-    if (guardedBy(call, HANDLES_VALUE_ERROR) || otherVersionCode(call)) return;
+    if (guardedBy(call, HANDLES_VALUE_ERROR) || this.otherVersion(call)) return;
     if (inst?.declared) {
       const length = (x: Value): string | undefined => (x.kind === 'function' && x.fn.returns ? String(fixedTupleLength(x.fn.returns)) : undefined);
       if (this.checker.receivers.dispatch(inst.cls, inst.summary, v.fn.name, String(returned), length, this.fileClasses(), !this.isUser(inst.summary), !inst.self && !inst.registry)) return;
@@ -2228,7 +2235,7 @@ class FileCheck {
       // each class the receiver may hold must bind the call the same way
       const keys = new Set(results.map((r) => outcomeKey([r])));
       // ... or none may bind it at all: whichever it holds, the call raises TypeError
-      if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !otherVersionCode(call) && !this.boundForOneVersion(fn, scope) && !guardedBy(call, HANDLES_TYPE_ERROR) && !this.opts.projectPending) {
+      if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !this.otherVersion(call) && !this.boundForOneVersion(fn, scope) && !guardedBy(call, HANDLES_TYPE_ERROR) && !this.opts.projectPending) {
         this.noneBinds(call, nameNode, spec, results);
         return;
       }
@@ -2295,7 +2302,7 @@ class FileCheck {
       }
     }
     // code written for another version, or made to fail softly, is no break of this one
-    const otherVersion = otherVersionCode(call) ?? this.boundForOneVersion(fn, scope);
+    const otherVersion = this.otherVersion(call) ?? this.boundForOneVersion(fn, scope);
     if (otherVersion) {
       this.unknownCall(call, nameNode, spec.qualname, otherVersion);
       return;
