@@ -240,6 +240,38 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(e2.check(files['app/backends/lib_1_0/helpers.py'], path.join(root, 'app/backends/lib_1_0/helpers.py'))), ['4:missing-argument']);
   });
 
+  it('a callee the file replaces from outside (a class, a function, a constructor) is left unknown: the call may reach the replacement', async () => {
+    const engine = await Engine.open({ targets: [tempTree(LIB)] });
+    const user = [
+      'import lib.engine', // 1
+      'from lib.engine import Group, start', // 2
+      '', // 3
+      'class PatchedGroup:', // 4
+      '    def __init__(self, builders, extra=None):', // 5
+      '        self.builders = builders', // 6
+      '', // 7
+      'def install():', // 8
+      '    lib.engine.Group = PatchedGroup', // 9
+      '    lib.engine.start = lambda config, **kw: config', // 10
+      '', // 11
+      'def run(config):', // 12
+      '    from lib.engine import Group as G', // 13
+      '    G([], extra=1)', // 14
+      '    return start(config, mode=2)', // 15
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), []);
+    for (const line of [14, 15]) {
+      const c = callOn(r, line);
+      assert.equal(c.status, 'unknown', `line ${line}`);
+      assert.match(c.reason ?? '', /from outside/);
+    }
+    // without the replacements, both calls are reported
+    const plain = engine.check(user.replace('    lib.engine.Group = PatchedGroup', '    pass').replace('    lib.engine.start = lambda config, **kw: config', '    pass'), 'user.py');
+    assert.deepEqual(lines(plain), ['14:unexpected-keyword', '15:missing-argument', '15:unexpected-keyword']);
+  });
+
   it('a call inside try ... except TypeError is left unknown; except of another error does not guard it', async () => {
     const dir = tempTree(LIB);
     const engine = await Engine.open({ targets: [dir] });

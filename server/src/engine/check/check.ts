@@ -2150,10 +2150,14 @@ class FileCheck {
     return keys;
   }
 
-  /** Whether the file or the project sets the callee's function from outside (`C.__init__ = mine`, `mod.f = g`): its parameters may be others. */
-  private mayBePatched(v: Value, qualname: string): boolean {
-    const names = v.kind === 'class' ? [`${v.cls.name}.__init__`, `${v.cls.name}.__new__`] : v.kind === 'function' && v.owner ? [`${v.owner.name}.${v.fn.name}`] : [qualname.slice(qualname.lastIndexOf('.') + 1)];
-    return names.some((n) => this.patched().includes(n) || !!this.opts.projectPatched?.has(n));
+  /**
+   * The file or the project sets the callee from outside (`C.__init__ = mine`, `mod.f = g`,
+   * `vllm.lora.request.LoRARequest = Patched`): the call may reach the replacement, whose
+   * parameters may be others. What it sets, or undefined.
+   */
+  private replacedFromOutside(v: Value, qualname: string): string | undefined {
+    const names = v.kind === 'class' ? [v.cls.name, `${v.cls.name}.__init__`, `${v.cls.name}.__new__`] : v.kind === 'function' && v.owner ? [`${v.owner.name}.${v.fn.name}`] : [qualname.slice(qualname.lastIndexOf('.') + 1)];
+    return names.find((n) => this.patched().includes(n) || !!this.opts.projectPatched?.has(n));
   }
 
   /**
@@ -2307,11 +2311,16 @@ class FileCheck {
       this.unknownCall(call, nameNode, spec.qualname, otherVersion);
       return;
     }
+    const replaced = this.replacedFromOutside(resolved.value, spec.qualname);
+    if (replaced) {
+      this.unknownCall(call, nameNode, spec.qualname, `the file or the project sets ${replaced} from outside: the call may reach the replacement`);
+      return;
+    }
     if (guardedBy(call, HANDLES_TYPE_ERROR)) {
       this.unknownCall(call, nameNode, spec.qualname, 'it runs in a try whose except catches TypeError, the error of a call that does not bind');
       return;
     }
-    const first = this.checkedCall(call, nameNode, spec, spec.alternatives.some((a) => a.some((x) => x.boundPositional)) || this.mayBePatched(resolved.value, spec.qualname) ? 0 : leadingPositional(parsed.args));
+    const first = this.checkedCall(call, nameNode, spec, spec.alternatives.some((a) => a.some((x) => x.boundPositional)) ? 0 : leadingPositional(parsed.args));
     this.checkUnpack(call, resolved, spec.qualname);
     const deprecated = spec.alternatives.every((a) => a.some((x) => x.deprecated !== undefined)) ? spec.alternatives[0].find((x) => x.deprecated !== undefined)?.deprecated : undefined;
     if (deprecated !== undefined && !this.opts.moduleName) {
