@@ -272,6 +272,51 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(plain), ['14:unexpected-keyword', '15:missing-argument', '15:unexpected-keyword']);
   });
 
+  it('a function the module uses only where a version test chooses it is written for that version', async () => {
+    const engine = await Engine.open({ targets: [tempTree(LIB)] });
+    const user = [
+      'import lib', // 1
+      'from packaging import version', // 2
+      'from lib.engine import start', // 3
+      '', // 4
+      'def for_v1(config):', // 5
+      '    return start(config)', // 6: the 1.0 signature
+      '', // 7
+      'def for_v2(config):', // 8
+      '    return start(config, 16, extra=1)', // 9: the 3.0 signature
+      '', // 10
+      'def used(config):', // 11
+      '    return start(config)', // 12
+      '', // 13
+      'def apply(config):', // 14
+      '    impl = for_v2 if version.parse(lib.__version__) >= version.parse("3") else for_v1', // 15
+      '    used(config)', // 16
+      '    return impl(config)', // 17
+      '', // 18
+      'def lib_version():', // 19
+      '    return start(lib.__version__)', // 20: the test calls it, whatever the version
+      '', // 21
+      'def go(config):', // 22
+      '    if lib_version() == "3":', // 23
+      '        return for_v2(config)', // 24
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['12:missing-argument', '20:missing-argument']);
+    for (const line of [6, 9]) {
+      const c = callOn(r, line);
+      assert.equal(c.status, 'unknown', `line ${line}`);
+      assert.match(c.reason ?? '', /used only under version tests/);
+    }
+    // one installed in every branch of a test that covers every version runs whatever the version
+    const both = user + ['if version.parse(lib.__version__) >= version.parse("3"):', '    lib.engine.hook = for_v1', 'else:', '    lib.other_hook = for_v1', ''].join('\n');
+    assert.deepEqual(lines(engine.check(both, 'user.py')), ['12:missing-argument', '20:missing-argument', '6:missing-argument']);
+    // a function also used outside the test runs whatever the version
+    assert.deepEqual(lines(engine.check(user + 'for_v1(None)\n', 'user.py')), ['12:missing-argument', '20:missing-argument', '6:missing-argument']);
+    // chosen by a test of anything else, both are checked
+    assert.deepEqual(lines(engine.check(user.replace('version.parse(lib.__version__) >= version.parse("3")', 'config.level > 2').replace('if lib_version() == "3":', 'if config.level == 3:'), 'user.py')), ['12:missing-argument', '20:missing-argument', '6:missing-argument', '9:unexpected-keyword']);
+  });
+
   it('a call inside try ... except TypeError is left unknown; except of another error does not guard it', async () => {
     const dir = tempTree(LIB);
     const engine = await Engine.open({ targets: [dir] });

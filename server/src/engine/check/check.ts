@@ -691,6 +691,7 @@ class FileCheck {
       this.testedAttributes().join(' '),
       // names assigned from a version decide which conditions are version tests
       versionFlagsOf(this.shared.text).join(' '),
+      this.versionChosen().join(' '),
     ].join('\n');
   }
 
@@ -1200,10 +1201,88 @@ class FileCheck {
 
   // ---- names in user code ----
 
-  /** What a name refers to at a point of the user's code; undefined when it is not traceable into the target. */
-  /** Code written for one version: the whole file (see `versionOnly`), or the code around `n` (see `otherVersionCode`). */
+  /** Code written for one version: the whole file (see `versionOnly`), a function the file chooses by version (see `versionChosen`), or the code around `n` (see `otherVersionCode`). */
   private otherVersion(n: Node): string | undefined {
-    return this.opts.versionOnly ?? otherVersionCode(n);
+    if (this.opts.versionOnly) return this.opts.versionOnly;
+    const chosen = this.versionChosen();
+    if (chosen.length > 0) {
+      let top: Node = n;
+      while (top.parent && top.parent.type !== 'module') top = top.parent;
+      const def = top.type === 'decorated_definition' ? top.childForFieldName('definition') : top;
+      const name = def?.type === 'function_definition' ? def.childForFieldName('name')?.text : undefined;
+      if (name && chosen.includes(name)) return `${name} is used only under version tests: it is written for one version`;
+    }
+    return otherVersionCode(n);
+  }
+
+  private versionChosenHere?: string[];
+
+  /**
+   * Functions of the module that it uses only in code chosen by a version test (`patched =
+   * for_v11 if version.parse(v) >= version.parse("0.11") else for_v10`): each is written for one
+   * version. A name used nowhere else in the file, and not listed in `__all__`; sorted.
+   */
+  private versionChosen(): string[] {
+    if (this.versionChosenHere) return this.versionChosenHere;
+    const text = this.shared.text;
+    const out: string[] = [];
+    // the branches of the if statements and conditional expressions whose test speaks of a
+    // version, by chain: a chain with an `else` covers every version
+    const branches: Array<{ chain: number; at: number; start: number; end: number }> = [];
+    const complete: boolean[] = [];
+    const sizes: number[] = [];
+    const seen = new Set<number>();
+    if (/version/i.test(text)) {
+      for (const m of text.matchAll(/\bif\b[^\n]*version/gi)) {
+        let n: Node | null = this.root.descendantForIndex(m.index!);
+        while (n && n.type !== 'if_statement' && n.type !== 'conditional_expression' && n.type !== 'module' && n.type !== 'block') n = n.parent;
+        if (!n || (n.type !== 'if_statement' && n.type !== 'conditional_expression') || seen.has(n.startIndex)) continue;
+        seen.add(n.startIndex);
+        const chain = complete.length;
+        const parts: Array<Node | null | undefined> = [];
+        if (n.type === 'if_statement') {
+          // its branches, not its tests (a helper a test calls runs whatever the version)
+          parts.push(n.childForFieldName('consequence'));
+          for (const c of n.namedChildren) if (c?.type === 'elif_clause') parts.push(c.childForFieldName('consequence'));
+          const other = n.namedChildren.find((c) => c?.type === 'else_clause');
+          if (other) parts.push(other.childForFieldName('body'));
+          complete.push(!!other);
+        } else {
+          const kids = n.namedChildren.filter((c) => c && c.type !== 'comment');
+          parts.push(kids[0], kids[2]);
+          complete.push(true);
+        }
+        sizes.push(parts.length);
+        parts.forEach((b, at) => b && branches.push({ chain, at, start: b.startIndex, end: b.endIndex }));
+      }
+    }
+    if (branches.length > 0) {
+      // functions of the module named in those branches, then each of them used nowhere else,
+      // and not in every branch of a chain that covers every version
+      const named = new Set(branches.flatMap((b) => text.slice(b.start, b.end).match(/[A-Za-z_]\w*/g) ?? []));
+      const all = this.summary.all;
+      for (const [name, bs] of this.summary.bindings) {
+        if (!named.has(name) || bs.length !== 1 || bs[0].kind !== 'def' || (Array.isArray(all) && all.includes(name))) continue;
+        let uses = 0;
+        let inside = true;
+        const hit = new Map<number, Set<number>>();
+        for (const m of text.matchAll(new RegExp(`(?<![\\w.])${name}\\b`, 'g'))) {
+          const at = m.index!;
+          // the def itself
+          if (/\bdef\s+$/.test(text.slice(text.lastIndexOf('\n', at - 1) + 1, at))) continue;
+          uses++;
+          const within = branches.filter((b) => at >= b.start && at < b.end);
+          if (within.length === 0) {
+            inside = false;
+            break;
+          }
+          for (const b of within) hit.set(b.chain, (hit.get(b.chain) ?? new Set()).add(b.at));
+        }
+        const everywhere = [...hit].some(([chain, ats]) => complete[chain] && ats.size === sizes[chain]);
+        if (uses > 0 && inside && !everywhere) out.push(name);
+      }
+    }
+    return (this.versionChosenHere = out.sort());
   }
 
   /**
@@ -1233,6 +1312,7 @@ class FileCheck {
     return `${name} is bound only under a version test: the call is written for the version that branch is for`;
   }
 
+  /** What a name refers to at a point of the user's code; undefined when it is not traceable into the target. */
   private resolveName(name: string, scope: Scope): Value | undefined {
     let s: Scope | undefined = scope;
     while (s && s.kind !== 'module') {

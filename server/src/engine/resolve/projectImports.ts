@@ -18,6 +18,28 @@ export interface ImportSite {
 /** `from` and `import` statements anywhere in the text (bodies of functions included). */
 const IMPORT_LINE = /^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]+))/gm;
 
+/** Nodes that hold statements (or are imports): the only ones walked for imports. */
+const HOLDS_STATEMENTS = new Set([
+  'import_statement',
+  'import_from_statement',
+  'block',
+  'if_statement',
+  'elif_clause',
+  'else_clause',
+  'try_statement',
+  'except_clause',
+  'except_group_clause',
+  'finally_clause',
+  'with_statement',
+  'for_statement',
+  'while_statement',
+  'function_definition',
+  'class_definition',
+  'decorated_definition',
+  'match_statement',
+  'case_clause',
+]);
+
 /** Absolute module name of `from <dots><rest>` written in module `at` (a package or not), or undefined. */
 function absolute(written: string, at: { name: string; isPackage: boolean } | undefined): string | undefined {
   const dots = /^\.*/.exec(written)![0].length;
@@ -74,7 +96,8 @@ export function importSites(text: string, at: { name: string; isPackage: boolean
         if (s) out.push(s);
         return;
       }
-      for (const c of n.namedChildren) if (c) walk(c);
+      // imports are statements: expressions hold none
+      for (const c of n.namedChildren) if (c && HOLDS_STATEMENTS.has(c.type)) walk(c);
     };
     walk(tree.rootNode);
   } finally {
