@@ -301,6 +301,8 @@ const VERSION_COMPARED = /^(?=.*version)(?:.*(?:[<>!=]=|[<>])|.*\b(?:is|has)_\w*
  * False` in an except).
  */
 export function versionFlagsOf(text: string): string[] {
+  // the target's check and the baseline's read the same text, and so do the conditions of one check
+  if (text === flagsMemo.text) return flagsMemo.flags;
   const values = new Map<string, string[]>();
   for (const m of text.matchAll(/^[ \t]*(?:self\.)?([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)(.*)$/gm)) {
     const list = values.get(m[1]);
@@ -312,8 +314,16 @@ export function versionFlagsOf(text: string): string[] {
     const compared = rhs.filter((v) => VERSION_COMPARED.test(v));
     if (compared.length > 0 && rhs.every((v) => VERSION_COMPARED.test(v) || /^\s*(True|False|None)\s*(#.*)?$/.test(v))) out.push(name);
   }
-  return out.sort();
+  flagsMemo.text = text;
+  flagsMemo.flags = out.sort();
+  return flagsMemo.flags;
 }
+
+/** The last text `versionFlagsOf` read, and its answer. */
+const flagsMemo: { text: string; flags: string[] } = { text: '', flags: [] };
+
+/** The last text `versionChosen` read, and its answer: the same text gives the same tree and summary. */
+const chosenMemo: { text: string; chosen: string[] } = { text: '', chosen: [] };
 
 /** Per parsed tree: the names of `versionFlagsOf` its text. */
 const versionFlags = new WeakMap<object, Set<string>>();
@@ -1225,6 +1235,7 @@ class FileCheck {
   private versionChosen(): string[] {
     if (this.versionChosenHere) return this.versionChosenHere;
     const text = this.shared.text;
+    if (text === chosenMemo.text) return (this.versionChosenHere = chosenMemo.chosen);
     const out: string[] = [];
     // the branches of the if statements and conditional expressions whose test speaks of a
     // version, by chain: a chain with an `else` covers every version
@@ -1282,7 +1293,9 @@ class FileCheck {
         if (uses > 0 && inside && !everywhere) out.push(name);
       }
     }
-    return (this.versionChosenHere = out.sort());
+    chosenMemo.text = text;
+    chosenMemo.chosen = out.sort();
+    return (this.versionChosenHere = chosenMemo.chosen);
   }
 
   /**
