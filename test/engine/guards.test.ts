@@ -41,6 +41,15 @@ function callOn(r: CheckResult, line: number): { status: string; reason?: string
   return { status: c.status ?? 'checked', reason: c.unknownReason };
 }
 
+/** Each call on `lines` is unknown, for a reason that matches every one of `reasons`. */
+function unknownOn(r: CheckResult, lines: number[], ...reasons: RegExp[]): void {
+  for (const line of lines) {
+    const c = callOn(r, line);
+    assert.equal(c.status, 'unknown', `line ${line}`);
+    for (const reason of reasons) assert.match(c.reason ?? '', reason);
+  }
+}
+
 describe('code that may not run on the installed version', () => {
   it('a branch chosen by a version test reports nothing and leaves its calls unknown; code outside it is checked', async () => {
     const dir = tempTree(LIB);
@@ -67,11 +76,7 @@ describe('code that may not run on the installed version', () => {
     const r = engine.check(user, 'user.py');
     // only the call outside every version test
     assert.deepEqual(lines(r), ['16:missing-argument']);
-    for (const line of [10, 12, 14, 15]) {
-      const c = callOn(r, line);
-      assert.equal(c.status, 'unknown', `line ${line}`);
-      assert.match(c.reason ?? '', /version test/);
-    }
+    unknownOn(r, [10, 12, 14, 15], /version test/);
     assert.equal(callOn(r, 16).status, 'checked');
     // the same branches under a test of anything else are checked as usual
     const plain = engine.check(user.replace(/lib_version_is/g, 'feature_on').replace(/lib\.__version__/g, 'config.level'), 'user.py');
@@ -125,11 +130,7 @@ describe('code that may not run on the installed version', () => {
     ].join('\n');
     const r = engine.check(user, 'user.py');
     assert.deepEqual(lines(r), ['28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument']);
-    for (const line of [8, 10, 21, 22]) {
-      const c = callOn(r, line);
-      assert.equal(c.status, 'unknown', `line ${line}`);
-      assert.match(c.reason ?? '', /version test/);
-    }
+    unknownOn(r, [8, 10, 21, 22], /version test/);
     // the same names assigned from anything else are no version tests
     const plain = engine.check(user.replace('version.parse(lib.__version__) >= version.parse("3.0")', 'config.level > 2').replace('lib.__version__ == "1.0"', 'config.level == 1'), 'user.py');
     assert.deepEqual(lines(plain), ['10:missing-argument', '21:missing-argument', '22:missing-argument', '28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument', '8:unexpected-keyword']);
@@ -160,12 +161,7 @@ describe('code that may not run on the installed version', () => {
     ].join('\n');
     const r = engine.check(user, 'user.py');
     assert.deepEqual(lines(r), ['14:missing-argument', '18:unexpected-keyword']);
-    for (const line of [12, 13]) {
-      const c = callOn(r, line);
-      assert.equal(c.status, 'unknown', `line ${line}`);
-      assert.match(c.reason ?? '', /start|Builder/);
-      assert.match(c.reason ?? '', /version test/);
-    }
+    unknownOn(r, [12, 13], /start|Builder/, /version test/);
     // bound under a test of anything else, the calls are checked as usual
     const plain = engine.check(user.replace('if lib_available(min_version="3.0"):', 'if lib_available("fast"):'), 'user.py');
     assert.deepEqual(lines(plain), ['12:unexpected-keyword', '13:unexpected-keyword', '14:missing-argument', '18:unexpected-keyword']);
@@ -262,11 +258,7 @@ describe('code that may not run on the installed version', () => {
     ].join('\n');
     const r = engine.check(user, 'user.py');
     assert.deepEqual(lines(r), []);
-    for (const line of [14, 15]) {
-      const c = callOn(r, line);
-      assert.equal(c.status, 'unknown', `line ${line}`);
-      assert.match(c.reason ?? '', /from outside/);
-    }
+    unknownOn(r, [14, 15], /from outside/);
     // without the replacements, both calls are reported
     const plain = engine.check(user.replace('    lib.engine.Group = PatchedGroup', '    pass').replace('    lib.engine.start = lambda config, **kw: config', '    pass'), 'user.py');
     assert.deepEqual(lines(plain), ['14:unexpected-keyword', '15:missing-argument', '15:unexpected-keyword']);
@@ -303,11 +295,7 @@ describe('code that may not run on the installed version', () => {
     ].join('\n');
     const r = engine.check(user, 'user.py');
     assert.deepEqual(lines(r), ['12:missing-argument', '20:missing-argument']);
-    for (const line of [6, 9]) {
-      const c = callOn(r, line);
-      assert.equal(c.status, 'unknown', `line ${line}`);
-      assert.match(c.reason ?? '', /used only under version tests/);
-    }
+    unknownOn(r, [6, 9], /used only under version tests/);
     // one installed in every branch of a test that covers every version runs whatever the version
     const both = user + ['if version.parse(lib.__version__) >= version.parse("3"):', '    lib.engine.hook = for_v1', 'else:', '    lib.other_hook = for_v1', ''].join('\n');
     assert.deepEqual(lines(engine.check(both, 'user.py')), ['12:missing-argument', '20:missing-argument', '6:missing-argument']);
