@@ -2,15 +2,20 @@
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import * as os from 'os';
 import * as path from 'path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
 import { DIST, FIXTURES, ROOT, stdlibZip, tempTree } from '../helpers';
 
 const CLI = path.join(DIST, 'cli.js');
 const USER = path.join(FIXTURES, 'stdlib', 'py311_user.py');
 
+// a cache of these runs' own: results another run left in the user's cache would answer instead
+const CACHE_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'apidrift-cli-test-'));
+after(() => fs.rmSync(CACHE_HOME, { recursive: true, force: true }));
+
 function run(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, XDG_CACHE_HOME: CACHE_HOME } });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
