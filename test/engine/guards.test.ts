@@ -328,6 +328,33 @@ describe('code that may not run on the installed version', () => {
     assert.equal(callOn(r, 6).status, 'checked');
   });
 
+  it('a call in a test that expects its body to fail with the error of a call that does not bind is left unknown', async () => {
+    const dir = tempTree(LIB);
+    const engine = await Engine.open({ targets: [dir] });
+    const user = [
+      'import pytest', // 1
+      'import unittest', // 2
+      'from lib.engine import start', // 3
+      'def test_start(config):', // 4
+      '    with pytest.raises(TypeError):', // 5
+      '        start(config)', // 6
+      '    with pytest.raises((ValueError, KeyError), match="x"):', // 7
+      '        start(config, 1, 2)', // 8
+      '    with pytest.raises(KeyError):', // 9
+      '        start(config)', // 10: expects another error: a break is a break
+      '    with open("f") as f:', // 11
+      '        start(config, f, 3)', // 12
+      'class T(unittest.TestCase):', // 13
+      '    def test_it(self):', // 14
+      '        with self.assertRaises(TypeError):', // 15
+      '            start()', // 16
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['10:missing-argument', '12:too-many-positional']);
+    unknownOn(r, [6, 8, 16], /TypeError/);
+  });
+
   it("a value annotated with a library class may hold the user's own class that only has the method (duck typing)", async () => {
     const dir = tempTree(LIB);
     const runner = [

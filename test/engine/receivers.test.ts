@@ -730,3 +730,49 @@ describe('receivers: attribute chains, computed attribute names, locals bound in
     assert.ok(!r.calls.some((c) => c.range.start.line + 1 === raw));
   });
 });
+
+describe('receivers: a namespace read is no namespace written', () => {
+  it("reading the instance's __dict__ and restoring it in __setstate__ write no attribute of their own; updating it may write any", async () => {
+    const files = {
+      'slib/__init__.py': '',
+      'slib/models.py': [
+        'class Reply:',
+        '    def __init__(self, body: bytes):',
+        '        self.body = body',
+        '',
+        '    def json(self, strict: bool = True):',
+        '        return self.body',
+        '',
+        '    def __getstate__(self):',
+        '        return {k: v for k, v in self.__dict__.items() if k != "body"}',
+        '',
+        '    def __setstate__(self, state):',
+        '        for name, value in state.items():',
+        '            setattr(self, name, value)',
+        '',
+        '    def __contains__(self, name):',
+        '        return name in self.__dict__',
+        '',
+        'class Loose:',
+        '    def __init__(self, **kw):',
+        '        self.__dict__.update(kw)',
+        '',
+        '    def json(self, strict: bool = True):',
+        '        return None',
+        '',
+        'def fetch() -> Reply:',
+        '    return Reply(b"")',
+        '',
+        'def loose() -> Loose:',
+        '    return Loose()',
+        '',
+      ].join('\n'),
+    };
+    const text = ['from slib.models import fetch, loose', 'def main():', '    fetch().json(strict=False, pretty=True)', '    loose().json(pretty=True)', ''].join('\n');
+    const r = await checkAgainst(files, text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['3:unexpected-keyword']);
+    const at = (line: number) => r.calls.filter((c) => c.range.start.line + 1 === line && c.callee.endsWith('json'));
+    assert.equal(at(4)[0]?.status, 'untraced');
+    assert.match(at(4)[0]?.unknownReason ?? '', /Loose sets attributes dynamically/);
+  });
+});

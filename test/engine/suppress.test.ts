@@ -1,4 +1,4 @@
-/** Suppression comments: which codes a `# type: ignore[...]` silences, ignore-file, unused-ignore hints. */
+/** Suppression comments: which codes a `# type: ignore[...]` (or pyright's, or ty's) silences, ignore-file, unused-ignore hints. */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { suppressed } from '../../server/src/engine/check/suppress';
@@ -15,6 +15,18 @@ describe('suppressions', () => {
     assert.equal(suppressed('f(1)  # type: ignore', 'missing-argument'), true);
     assert.equal(suppressed('f(1)  # apidrift: ignore[unknown-import]', 'missing-argument'), false);
     assert.equal(suppressed('f(1)  # apidrift: ignore-file', 'missing-argument'), false);
+  });
+
+  it("maps pyright's and ty's rules the same way", () => {
+    assert.equal(suppressed('f(1)  # pyright: ignore[reportCallIssue]', 'missing-argument'), true);
+    assert.equal(suppressed('f(1)  # pyright: ignore[reportCallIssue]', 'unknown-attribute'), false);
+    assert.equal(suppressed('m.x  # pyright: ignore[reportAttributeAccessIssue]', 'unknown-attribute'), true);
+    assert.equal(suppressed('f(1)  # pyright: ignore', 'unexpected-keyword'), true);
+    assert.equal(suppressed('M(foo=1)  # ty: ignore[missing-argument, unknown-argument]', 'missing-argument'), true);
+    assert.equal(suppressed('M(foo=1)  # ty: ignore[missing-argument, unknown-argument]', 'unexpected-keyword'), true);
+    assert.equal(suppressed('M(foo=1)  # ty: ignore[missing-argument]', 'too-many-positional'), false);
+    assert.equal(suppressed('import m  # ty: ignore[unresolved-import]', 'unknown-module'), true);
+    assert.equal(suppressed('f(1)  # typo: ignore', 'missing-argument'), false);
   });
 
   it('reports what no comment silences, and suppressions that silence nothing', async () => {

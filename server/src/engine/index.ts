@@ -118,6 +118,10 @@ export class Engine {
           const c = program.classByQualname(module, qualname);
           return !!c && !!this.baseline!.checker.callables.mro(c.cls, c.summary);
         },
+        baselineDefines: (module, name) => {
+          const v = program.resolveMember(module, name);
+          return v.kind === 'class' || v.kind === 'function';
+        },
         baselineClassHas: (module, qualname, attr, classLevel) => {
           const c = program.classByQualname(module, qualname);
           const mro = c && this.baseline!.checker.callables.mro(c.cls, c.summary);
@@ -235,7 +239,7 @@ export class Engine {
       // results that looked at the project's classes are as old as those classes
       const versionOnly = importContext && this.projectVersionOnly.has(importContext.name) ? `the project imports ${importContext.name} only under version tests: it is written for one version` : undefined;
       const project = `${this.projectEpoch}:${this.projectPending}:${versionOnly ?? ''}`;
-      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending, projectPatched: this.projectPatched, versionOnly });
+      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending, projectPatched: this.projectPatched, targetSets: (n) => this.targetPatched().has(n), versionOnly });
       if (this.baseline) {
         const base = yield* this.baseline.checker.checkTreeSteps(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending, versionOnly });
         baseResult?.({ ...base, findings: [...base.findings], calls: [...base.calls] });
@@ -304,7 +308,7 @@ export class Engine {
   /**
    * Attribute names the target's own modules set on objects from outside their class (see
    * `patchedNames`), read once per target content: ahead of need by `readTargetPatchesAsync`, else
-   * when a removed attribute is first about to be reported.
+   * when a removed or missing attribute is first about to be reported.
    */
   private targetPatched(): Set<string> {
     const epoch = this.program.contentEpoch();
@@ -322,12 +326,11 @@ export class Engine {
   }
 
   /**
-   * Reads what `targetPatched` needs in slices of `sliceMs`, for a host with a baseline that would
-   * otherwise pay for it (every file of the target) on the keystroke that first needs it. Nothing
+   * Reads what `targetPatched` needs in slices of `sliceMs`, for a host that would otherwise pay
+   * for it (every file of the target) on the keystroke that first needs it. Nothing
    * is kept when the target changes meanwhile or `isCancelled` says so.
    */
   async readTargetPatchesAsync(isCancelled?: () => boolean, sliceMs = 8): Promise<void> {
-    if (!this.baseline) return;
     const epoch = this.program.contentEpoch();
     if (this.targetPatchedNames?.epoch === epoch) return;
     const out = new Set<string>();

@@ -54,6 +54,8 @@ export interface CheckOptions {
   projectPending?: boolean;
   /** Attribute names the project's other files set on objects from outside (`C.m = f`, `setattr(C, "m", f)`). */
   projectPatched?: ReadonlySet<string>;
+  /** Whether a target module sets `owner.name` from outside (`type_api.NULLTYPE = NULLTYPE`), `owner` the last name of what it is set on. */
+  targetSets?(ownerDotName: string): boolean;
   /** Why the whole file is written for one version (the project imports it only under version tests), if it is. */
   versionOnly?: string;
 }
@@ -74,6 +76,8 @@ export interface CrossVersion {
   baselineClassHas?(module: string, qualname: string, attr: string, classLevel?: boolean): string | undefined;
   /** The baseline has class `qualname` of `module`, with its MRO worked out. */
   baselineHasClass?(module: string, qualname: string): boolean;
+  /** The baseline's `module.name` is a def or class (through the names a lazily loading package declares for type checkers too). */
+  baselineDefines?(module: string, name: string): boolean;
   /** The target's own code sets an attribute of this name on objects from outside their class (see `patchedNames`). */
   targetPatches?(attr: string): boolean;
 }
@@ -190,6 +194,8 @@ interface Scope {
   globals: Set<string>;
   /** class scopes: the summarised class when it is a module-level class */
   cls?: ClassInfo;
+  /** a comprehension's own scope (its `for` targets): a function scope that is no def */
+  comprehension?: boolean;
 }
 
 export { suppressed } from './suppress';
@@ -220,6 +226,13 @@ function guardedBy(n: Node, re: RegExp): boolean {
         const names = caughtNames(c);
         if (!names || names.some((x) => re.test(x))) return true;
       }
+    }
+    // a test that expects the body to fail: `with pytest.raises(E):`, `with self.assertRaises(E):`
+    if (p.type === 'with_statement' && p.childForFieldName('body')?.id === child.id) {
+      const items = p.namedChildren.find((c) => c?.type === 'with_clause')?.text ?? '';
+      const m = /\b(?:raises|assertRaises|assertRaisesRegex)\s*\(\s*(\([^()]*\)|[\w.]+)/.exec(items);
+      const expected = re === HANDLES_TYPE_ERROR ? EXPECTS_BINDING_ERROR : re;
+      if (m && m[1].replace(/[()\s]/g, '').split(',').some((x) => expected.test(x.split('.').pop() ?? ''))) return true;
     }
     if ((p.type === 'if_statement' || p.type === 'elif_clause' || p.type === 'conditional_expression') && /\bhasattr\s*\(|\bgetattr\s*\(/.test(p.childForFieldName('condition')?.text ?? p.text.split('\n')[0])) {
       if (re === HANDLES_ATTRIBUTE_ERROR) return true;
@@ -255,7 +268,10 @@ function attributeTested(n: Node, attr: string): boolean {
 /** Bases that give a class no methods of public names: a method absent from the rest of the MRO is absent. */
 const QUIET_BASES = new Set(['object', 'abc.ABC', 'typing.Generic']);
 
-const HANDLES_TYPE_ERROR = /^TypeError$/;
+/** What a call that does not bind raises: TypeError, or a pydantic ValidationError (a ValueError) for a model. */
+const HANDLES_TYPE_ERROR = /^(TypeError|ValidationError)$/;
+/** A test that expects one of these from its body expects a call there not to bind. */
+const EXPECTS_BINDING_ERROR = /^(TypeError|ValidationError|ValueError|Exception|BaseException)$/;
 const HANDLES_VALUE_ERROR = /^(ValueError|Exception|BaseException)$/;
 
 /** An annotation written over several lines, on one: `tuple[\n    A,\n    B,\n]` as `tuple[A, B]`. */
@@ -426,6 +442,15 @@ function availabilityTested(n: Node, module: string): boolean {
   return false;
 }
 
+/** Inside an annotation: of a parameter, of a function's return, or of an annotated assignment. */
+function inAnnotation(n: Node): boolean {
+  for (let p: Node | null = n.parent; p; p = p.parent) {
+    if (p.type === 'type') return true;
+    if (p.type === 'block' || p.type === 'module' || p.type.endsWith('_statement') || p.type === 'function_definition' || p.type === 'class_definition') return false;
+  }
+  return false;
+}
+
 function underTypeChecking(n: Node): boolean {
   for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
     if (p.type === 'if_statement' && p.childForFieldName('consequence')?.id === child.id) {
@@ -434,6 +459,32 @@ function underTypeChecking(n: Node): boolean {
     }
   }
   return false;
+}
+
+/**
+ * A comprehension's scope: its `for` targets are its own names, which hide the enclosing ones
+ * inside it (`{config.name: config for config in configs}` beside a module named `config`). A
+ * plain target over an iterable that names none of the targets is an element of that iterable.
+ */
+function comprehensionScope(node: Node, parent: Scope): Scope {
+  const scope: Scope = { kind: 'function', node, parent, locals: new Map(), globals: new Set(), comprehension: true };
+  const clauses = node.namedChildren.filter((c): c is Node => c?.type === 'for_in_clause');
+  const names: string[] = [];
+  for (const c of clauses) identifierTargets(c.childForFieldName('left'), names);
+  for (const c of clauses) {
+    const left = c.childForFieldName('left');
+    const right = c.childForFieldName('right');
+    const own: string[] = [];
+    identifierTargets(left, own);
+    const plain = left?.type === 'identifier' && !!right && !names.some((n) => new RegExp(`\\b${n}\\b`).test(right.text));
+    for (const n of own) {
+      const b: LocalBinding | null = plain && right ? { kind: 'for', iter: right } : null;
+      const list = scope.locals.get(n);
+      if (list) list.push(b);
+      else scope.locals.set(n, [b]);
+    }
+  }
+  return scope;
 }
 
 function identifierTargets(node: Node | null, out: string[]): void {
@@ -723,6 +774,27 @@ class FileCheck {
   private testedAttributesHere?: string[];
 
   /**
+   * The read `node` of `owner.attr` saves the original before the file replaces it (`orig =
+   * mod.f` then `mod.f = mine` in one function): every place the file sets it comes after the read,
+   * in the function that holds the read. The read then runs before any of them (the project's
+   * set of such names holds this file's too, so it does not say otherwise).
+   */
+  private savedBeforeSet(node: Node, set: string): boolean {
+    let fn: Node | null = node.parent;
+    while (fn && fn.type !== 'function_definition') fn = fn.parent;
+    if (!fn) return false;
+    const [owner, attr] = set.split('.');
+    const text = this.shared.text;
+    const re = new RegExp(`(?<![\\w.])(?:[A-Za-z_][\\w.]*\\.)?${owner}\\.${attr}[ \\t]*(?::[^=\\n]*)?=(?!=)`, 'g');
+    let any = false;
+    for (const m of text.matchAll(re)) {
+      any = true;
+      if (m.index! < node.endIndex || m.index! >= fn.endIndex) return false;
+    }
+    return any;
+  }
+
+  /**
    * `m.x` in a function that also reads `m.y`, an attribute of the same module the code tests for
    * where this read sits (see `attributeTested`): the function is written for the version of the
    * module that has `y`, and `x` with it (`envs.PROFILER_DIR` tested, `envs.PROFILER_WITH_STACK`
@@ -919,6 +991,12 @@ class FileCheck {
       case 'function_definition':
       case 'lambda':
         inner = this.functionScope(node, scope);
+        break;
+      case 'list_comprehension':
+      case 'set_comprehension':
+      case 'dictionary_comprehension':
+      case 'generator_expression':
+        inner = comprehensionScope(node, scope);
         break;
       case 'class_definition': {
         const name = node.childForFieldName('name')?.text;
@@ -1472,7 +1550,7 @@ class FileCheck {
     return v.kind === 'instance' || isInstanceUnion(v) || (v.kind === 'unknown' && v.target) ? v : undefined;
   }
 
-  /** `for x in c` / `for x in c.values()` / `for x in c.keys()`: an element of a container whose annotation says what it holds. */
+  /** `for x in c` / `for x in c.values()` / `for x in c.keys()` / `for x in f()`: an element of a container whose annotation says what it holds. */
   private loopValue(iter: Node, scope: Scope): Value | undefined {
     let how: 'iter' | 'values' = 'iter';
     let over = iter;
@@ -1480,9 +1558,11 @@ class FileCheck {
       const fn = iter.childForFieldName('function');
       const m = fn?.type === 'attribute' ? fn.childForFieldName('attribute')?.text : undefined;
       const obj = fn?.childForFieldName('object');
-      if (!obj || (m !== 'values' && m !== 'keys')) return undefined;
-      how = m === 'values' ? 'values' : 'iter';
-      over = obj;
+      // `c.values()` / `c.keys()`; any other call gives the container itself (`for x in f()`)
+      if (obj && (m === 'values' || m === 'keys')) {
+        how = m === 'values' ? 'values' : 'iter';
+        over = obj;
+      }
     }
     const c = this.valueOfExpr(over, scope);
     return c ? this.checker.receivers.element(c, how) : undefined;
@@ -1740,7 +1820,7 @@ class FileCheck {
       if (!nameNode) continue;
       const name = nameNode.text;
       const v = this.program.resolveMember(module, name);
-      if (v.kind === 'missing' && !guarded) {
+      if ((v.kind === 'missing' || this.droppedFromLazy(module, name)) && !guarded) {
         const s = this.program.summary(module);
         const moved = this.opts.crossVersion?.movedName(module, name);
         this.findings.push({
@@ -1748,7 +1828,7 @@ class FileCheck {
           range: rangeOf(nameNode),
           severity: 'error',
           code: 'unknown-import',
-          message: `cannot import name '${name}' from '${module}': the target's ${module} does not define or re-export it` + (moved ? `; \`${name}\` moved from \`${module}\` to \`${moved}\`` : ''),
+          message: `cannot import name '${name}' from '${module}': ` + (v.kind === 'missing' ? `the target's ${module} does not define or re-export it` : `the target's ${module} loads its names lazily and no longer names it, while the baseline's served it`) + (moved ? `; \`${name}\` moved from \`${module}\` to \`${moved}\`` : ''),
           callee: `${module}.${name}`,
           param: null,
           fixes: moved ? [fixMoveImport(this.lines, node, nameNode, moved)] : [],
@@ -1776,6 +1856,28 @@ class FileCheck {
         });
       }
     }
+  }
+
+  /**
+   * With a baseline: `name`, which the baseline's `module` served (a def or class), is left out by
+   * the target's `module`, a package that loads names lazily (a module `__getattr__`, or a lazy
+   * module put in its place) and declares what it serves under TYPE_CHECKING. Its declarations no
+   * longer import the name, its text does not name it at all (no table it serves from holds it),
+   * and no other module of the target defines it under that name either (else it may be served
+   * from there).
+   */
+  private droppedFromLazy(module: string, name: string): boolean {
+    const cv = this.opts.crossVersion;
+    if (!cv?.baselineDefines) return false;
+    const s = this.program.summary(module);
+    if (!s || !s.typeCheckingBindings || s.typeCheckingBindings.has(name) || s.bindings.has(name)) return false;
+    if (!(s.dynamic || s.getattr.kind === 'opaque' || s.registersModules)) return false;
+    if (s.starImports.length > 0 || this.program.target.findModule(`${module}.${name}`)) return false;
+    const file = this.program.target.findModule(module);
+    const text = file?.rel ? file.root.readText(file.rel) : undefined;
+    if (text === undefined || new RegExp(`\\b${name}\\b`).test(text)) return false;
+    if (!cv.baselineDefines(module, name)) return false;
+    return !cv.movedName(module, name);
   }
 
   /** Reports the first missing submodule of a dotted path inside the target; true when the module exists. */
@@ -1894,6 +1996,16 @@ class FileCheck {
     }
     if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || this.otherVersion(node) || attributeTested(node, attr.text) || this.siblingTested(node, attr.text)) return;
     const s = this.program.summary(base.name);
+    // a name the module binds for type checkers only (`if TYPE_CHECKING: Alias = ...`), read where
+    // only they look: an annotation (which `from __future__ import annotations`, Python 3.14 and
+    // type checkers do not evaluate at run time) or a TYPE_CHECKING block of this file
+    if (s?.typeCheckingBindings?.has(attr.text) && (inAnnotation(node) || underTypeChecking(node))) return;
+    // a name another module sets on it from outside (`type_api.NULLTYPE = NULLTYPE` in the module
+    // that defines NULLTYPE): in the target, in the project or in this file
+    const set = `${base.name.slice(base.name.lastIndexOf('.') + 1)}.${attr.text}`;
+    const saved = this.patched().includes(set) && this.savedBeforeSet(node, set);
+    if (!saved && (this.patched().includes(set) || this.opts.projectPatched?.has(set))) return;
+    if (this.opts.targetSets?.(set)) return;
     this.findings.push({
       file: this.opts.file,
       range: rangeOf(attr),
@@ -2175,7 +2287,7 @@ class FileCheck {
   private superSpec(superCall: Node, attr: string, scope: Scope): Resolved | undefined {
     const args = superCall.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment') ?? [];
     let fnScope: Scope | undefined = scope;
-    while (fnScope && fnScope.kind !== 'function') fnScope = fnScope.parent;
+    while (fnScope && (fnScope.kind !== 'function' || fnScope.comprehension)) fnScope = fnScope.parent;
     const clsScope = fnScope?.parent;
     if (!fnScope || !clsScope || clsScope.kind !== 'class' || !clsScope.cls) return undefined;
     if (args.length !== 0 && !(args.length === 2 && args[0]?.text === clsScope.cls.name)) return undefined;
@@ -2227,7 +2339,7 @@ class FileCheck {
    */
   private localDictKeys(name: string, scope: Scope): string[] | undefined {
     let s: Scope | undefined = scope;
-    while (s && s.kind !== 'function') s = s.parent;
+    while (s && (s.kind !== 'function' || (s.comprehension && !s.locals.has(name)))) s = s.parent;
     if (!s || s.globals.has(name)) return undefined;
     const list = s.locals.get(name);
     const b = list?.length === 1 ? list[0] : undefined;
@@ -2410,7 +2522,7 @@ class FileCheck {
       return;
     }
     if (guardedBy(call, HANDLES_TYPE_ERROR)) {
-      this.unknownCall(call, nameNode, spec.qualname, 'it runs in a try whose except catches TypeError, the error of a call that does not bind');
+      this.unknownCall(call, nameNode, spec.qualname, 'it runs where a TypeError (or ValidationError) is caught or expected, the error of a call that does not bind');
       return;
     }
     const first = this.checkedCall(call, nameNode, spec, spec.alternatives.some((a) => a.some((x) => x.boundPositional)) ? 0 : leadingPositional(parsed.args));

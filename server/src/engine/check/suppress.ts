@@ -1,14 +1,15 @@
 /**
  * Suppression comments: `# apidrift: ignore` (all codes) or `# apidrift: ignore[code, ...]` on the
  * line a finding starts on; `# type: ignore` (all codes) or `# type: ignore[mypy-code, ...]`, which
- * silences only the apidrift codes that the given mypy codes stand for; `# apidrift: ignore-file`
+ * silences only the apidrift codes that the given mypy codes stand for, and the same for
+ * `# pyright: ignore[rule, ...]` and `# ty: ignore[rule, ...]`; `# apidrift: ignore-file`
  * on a line of its own silences the whole file. An `# apidrift: ignore` comment that silences
- * nothing is reported as an `unused-ignore` hint, with a fix that removes it. (`# type: ignore`
+ * nothing is reported as an `unused-ignore` hint, with a fix that removes it. (The type checkers'
  * comments are not: they are there for a type checker.)
  */
 import type { Finding, FindingCode, Range } from '../types';
 
-const SUPPRESS = /#\s*(type:\s*ignore|apidrift:\s*ignore)(?![\w-])(\[([^\]]*)\])?/;
+const SUPPRESS = /#\s*((?:type|pyright|ty):\s*ignore|apidrift:\s*ignore)(?![\w-])(\[([^\]]*)\])?/;
 const IGNORE_FILE = /^\s*#\s*apidrift:\s*ignore-file\s*$/;
 
 /** The apidrift codes each mypy error code stands for (codes absent here silence nothing). */
@@ -19,6 +20,29 @@ export const MYPY_CODES: Readonly<Record<string, readonly FindingCode[]>> = {
   import: ['unknown-module'],
   override: ['changed-override'],
   misc: ['unpack-mismatch'],
+  deprecated: ['deprecated'],
+};
+
+/** The apidrift codes each pyright rule stands for (`# pyright: ignore[reportCallIssue]`). */
+export const PYRIGHT_CODES: Readonly<Record<string, readonly FindingCode[]>> = {
+  reportCallIssue: ['missing-argument', 'unexpected-keyword', 'too-many-positional', 'multiple-values', 'positional-only-as-keyword'],
+  reportAttributeAccessIssue: ['unknown-import', 'unknown-attribute'],
+  reportMissingImports: ['unknown-module'],
+  reportMissingModuleSource: ['unknown-module'],
+  reportIncompatibleMethodOverride: ['changed-override'],
+  reportDeprecated: ['deprecated'],
+};
+
+/** The apidrift codes each ty rule stands for (`# ty: ignore[missing-argument]`). */
+export const TY_CODES: Readonly<Record<string, readonly FindingCode[]>> = {
+  'missing-argument': ['missing-argument'],
+  'unknown-argument': ['unexpected-keyword'],
+  'too-many-positional-arguments': ['too-many-positional'],
+  'parameter-already-assigned': ['multiple-values'],
+  'positional-only-parameter-as-kwarg': ['positional-only-as-keyword'],
+  'unresolved-attribute': ['unknown-attribute'],
+  'unresolved-import': ['unknown-import', 'unknown-module'],
+  'invalid-method-override': ['changed-override'],
   deprecated: ['deprecated'],
 };
 
@@ -43,7 +67,8 @@ export function suppressed(line: string, code: string): boolean {
   if (!m) return false;
   if (m[3] === undefined) return true;
   const codes = codesOf(m[3]);
-  if (m[1].startsWith('type')) return codes.some((c) => (MYPY_CODES[c] ?? []).includes(code as FindingCode));
+  const table = m[1].startsWith('type') ? MYPY_CODES : m[1].startsWith('pyright') ? PYRIGHT_CODES : m[1].startsWith('ty') ? TY_CODES : undefined;
+  if (table) return codes.some((c) => (table[c] ?? []).includes(code as FindingCode));
   return codes.includes(code);
 }
 

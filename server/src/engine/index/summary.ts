@@ -53,6 +53,8 @@ export interface FunctionInfo {
   handsBack?: HandsBack;
   /** `__new__`: every `return` hands back `super().__new__(...)` or `object.__new__(...)` (an instance of the class or a subclass). */
   newBuildsInstance?: boolean;
+  /** `__new__`: every `return` hands back `super().__new__(cls, ...)` or `object.__new__(cls)` with the class it was called on, never rebound (so that class's `__init__` runs next). */
+  newBuildsOwn?: boolean;
   /** The function hands its `**kwargs` on to one call on every path that returns (see `keywordsPassedOn`). */
   passesKeywords?: PassesKeywords;
 }
@@ -709,8 +711,14 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   }
   if (decorators.length > 0) info.forbidsExtra = /\bextra\s*=\s*["']forbid["']/.test(bodyText(def));
   if (name === '__new__') {
-    const returns = [...bodyText(def).matchAll(/^[ \t]*return\b(.*)$/gm)].map((m) => m[1].trim());
+    const raw = bodyText(def);
+    const returns = [...raw.matchAll(/^[ \t]*return\b(.*)$/gm)].map((m) => m[1].trim());
+    const cls = params[0]?.kind === 'normal' || params[0]?.kind === 'posonly' ? params[0].name : undefined;
     if (returns.length > 0 && returns.every((r) => /^(super\(\s*(\w+\s*,\s*\w+\s*)?\)|object)\.__new__\(/.test(r))) info.newBuildsInstance = true;
+    // `object.__new__(cls)` with the class it was called on; after `cls = Sub` it builds a Sub,
+    // whose own __init__ then runs
+    const builds = cls ? new RegExp(`^(super\\(\\s*(\\w+\\s*,\\s*${cls}\\s*)?\\)|object)\\.__new__\\(\\s*${cls}\\s*[,)]`) : undefined;
+    if (builds && returns.length > 0 && returns.every((r) => builds.test(r)) && !rebinds(raw, cls!)) info.newBuildsOwn = true;
   }
   if (!body) return info;
   const stmts = statements(body);
@@ -1184,7 +1192,10 @@ function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): Clas
     }
   }
   const cls: ClassInfo = { name, qualname, module: ctx.module, line: line1(def), bases, keywords, decorators, members: new Map(), fields: [], instanceAttrs: new Set(), attrAssigns: new Map() };
-  walkClassBody(def.childForFieldName('body'), cls, ctx, false);
+  const overloads = new Set<string>();
+  walkClassBody(def.childForFieldName('body'), cls, ctx, false, overloads);
+  // a stub's method given by overloads alone is there, with signatures the engine does not model
+  for (const n of overloads) if (!cls.members.has(n)) addBinding(cls.members, n, { kind: 'opaque', conditional: false, line: cls.line });
   return cls;
 }
 
@@ -1669,7 +1680,14 @@ function bracketDepth(text: string, at: number, onLine?: (lineStart: number, dep
 function dynamicAttributes(raw: string, self: string): '*' | string[] | undefined {
   const registers = raw.includes('.register_') || raw.includes('.add_module');
   if (!registers && !raw.includes('setattr') && !raw.includes('__dict__') && !raw.includes('vars(')) return undefined;
-  if (new RegExp(`\\b${self}\\.__dict__|\\bvars\\(\\s*${self}\\s*\\)`).test(raw)) return '*';
+  // the instance's namespace written (`self.__dict__.update(...)`, `vars(self)[k] = v`), not only
+  // read (`self.__dict__.items()`, `k in vars(self)`)
+  for (const m of raw.matchAll(new RegExp(`\\b${self}\\.__dict__|\\bvars\\(\\s*${self}\\s*\\)`, 'g'))) {
+    const after = raw.slice(m.index! + m[0].length, m.index! + m[0].length + 12);
+    const before = raw.slice(Math.max(0, m.index! - 8), m.index!);
+    if (/^\s*\.\s*(items|keys|values|get|copy)\s*\(/.test(after) || /\bin\s+$/.test(before)) continue;
+    return '*';
+  }
   const names: string[] = [];
   // what torch.nn.Module's __getattr__ serves: `self.register_buffer("name", ...)` and the like
   if (registers) {
@@ -1790,7 +1808,7 @@ function topLevelAssign(line: string): number {
   return -1;
 }
 
-function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional: boolean): void {
+function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional: boolean, overloads: Set<string>): void {
   for (const s of statements(body)) {
     const line = line1(s);
     const def = definitionOf(s);
@@ -1810,7 +1828,8 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
           for (const m of raw.matchAll(selfAttrPattern(self))) attrs.add(m[1]);
           attrAssignments(raw, self, paramsOf(def), assigns, attrs, ctx.imports ?? { name: ctx.module, isPackage: ctx.isPackage });
         }
-        const dynamic = self ? dynamicAttributes(raw, self) : undefined;
+        // `__setstate__` gives an unpickled instance back the attributes it had: no name of its own
+        const dynamic = self && def.childForFieldName('name')?.text !== '__setstate__' ? dynamicAttributes(raw, self) : undefined;
         if (dynamic === '*') attrs.add('*');
         // a computed name known to be one of a few: each of them is written, with a value not followed
         else for (const a of dynamic ?? []) {
@@ -1826,7 +1845,10 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
         if (to) to.push(...list);
         else cls.attrAssigns.set(a, [...list]);
       }
-      if (!facts.fn) continue;
+      if (!facts.fn) {
+        overloads.add(def.childForFieldName('name')?.text ?? '?');
+        continue;
+      }
       const fn = facts.fn;
       addBinding(cls.members, fn.name, { kind: 'def', fn, conditional, line });
     } else if (def.type === 'class_definition') {
@@ -1860,7 +1882,7 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
         }
       }
     } else if (s.type === 'if_statement' || s.type === 'try_statement') {
-      for (const block of branchBlocks(s)) walkClassBody(block.node, cls, ctx, true);
+      for (const block of branchBlocks(s)) walkClassBody(block.node, cls, ctx, true, overloads);
     }
   }
 }
@@ -1989,6 +2011,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     registersModules: REGISTERS_MODULES.test(text),
   };
   const getattrDefs: Node[] = [];
+  const overloads: Array<{ name: string; line: number; typeChecking: boolean }> = [];
 
   const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean, top = false): void => {
     const bind = (n: string, b: Binding): void => {
@@ -2026,7 +2049,10 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     {
       if (def.type === 'function_definition') {
         const decorators = decoratorsOf(s);
-        if (isOverload(decorators)) return;
+        if (isOverload(decorators)) {
+          overloads.push({ name: def.childForFieldName('name')?.text ?? '?', line, typeChecking });
+          return;
+        }
         const fn = functionInfo(def, decorators, true);
         bind(fn.name, { kind: 'def', fn, conditional, line });
         if (fn.name === '__getattr__' && !typeChecking) {
@@ -2133,6 +2159,12 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     const found = getattrDefs.length === 1 ? getattrNames(d, summary.bindings, ctx) : undefined;
     summary.getattr = found ? { kind: 'names', names: found.names, lazy: found.lazy, line: line1(d), ...(found.served ? { served: found.served } : {}) } : { kind: 'opaque', line: line1(d) };
   }
+  // a stub's function given by overloads alone is there, with signatures the engine does not model
+  for (const o of overloads) if (!o.typeChecking && !summary.bindings.has(o.name)) addBinding(summary.bindings, o.name, { kind: 'opaque', conditional: false, line: o.line });
+  // `__getattr__ = make_getattr(__name__)`, `from ._migration import __getattr__`: a module
+  // __getattr__ bound otherwise than by a def, which may serve any name
+  const bound = summary.bindings.get('__getattr__')?.find((b) => b.kind !== 'def');
+  if (bound) summary.getattr = { kind: 'opaque', line: bound.line };
   return summary;
 }
 

@@ -478,6 +478,7 @@ export class Callables {
     let init: Sig[] | undefined;
     let newSigs: Sig[] | undefined; // undefined: not found yet; []: found, and it accepts what __init__ accepts
     let newForwardsAnything = false; // a (cls, *args, **kwargs) __new__ whose own checks are unknown
+    let newBuildsOwn = true; // __new__ builds an instance of the class called (so its __init__ runs next)
     let stopped = false;
     for (let i = 0; i < mro.length; i++) {
       const e = mro[i];
@@ -575,6 +576,7 @@ export class Callables {
         const sigs = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name, qualname, params: s.params.slice(1) }));
         newSigs = sigs.every(isTransparentVar) ? [] : sigs;
         newForwardsAnything = newSigs.length === 0;
+        newBuildsOwn = nv.kind === 'function' && !!nv.fn.newBuildsOwn;
       }
       if (init && newSigs) stopped = true;
     }
@@ -582,6 +584,9 @@ export class Callables {
     const newAlts = newSigs ?? [];
     if (initAlts.length === 0 && newForwardsAnything) return unknown('a (*args, **kwargs) __new__ and no __init__');
     if (initAlts.length === 0 && newAlts.length === 0) {
+      // a stub that declares no constructor, over a source that may build the class its own way
+      const stub = mro.find((e): e is Extract<Entry, { kind: 'class' }> => e.kind === 'class' && this.program.stubWithSource(e.summary.name));
+      if (stub) return unknown(`the stub of ${stub.summary.name} declares no constructor for ${stub.cls.name}; the source beside it decides`);
       return this.single({ params: [], name: cls.name, qualname, definition: { file: summary.file, line: cls.line }, origin: 'no __init__ or __new__ anywhere in the class hierarchy' });
     }
     const initReal = initAlts.filter((s) => !isTransparentVar(s));
@@ -589,7 +594,9 @@ export class Callables {
     if (newAlts.length === 0) {
       if (initReal.length < initAlts.length) return unknown('a (*args, **kwargs) __init__');
       for (const s of initAlts) alternatives.push([s]);
-    } else if (initAlts.length === 0 || initReal.length < initAlts.length) {
+    } else if (initAlts.length === 0 || initReal.length < initAlts.length || !newBuildsOwn) {
+      // a __new__ that may build another class (`cls = Sub; return object.__new__(cls)`): the
+      // __init__ that runs next is that class's, so only __new__ is known to take the arguments
       for (const n of newAlts) alternatives.push([n]);
     } else {
       for (const s of initAlts) for (const n of newAlts) alternatives.push([n, s]);

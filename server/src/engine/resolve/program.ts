@@ -762,6 +762,11 @@ export class Program {
       if (facts.copied.has(p)) return `the build copies modules into ${p} (${facts.files.join(', ')})`;
     }
     const parent = parts.length > 1 ? this.target.findModule(parts.slice(0, -1).join('.')) : null;
+    // a Cython source beside: the build compiles it into a module of that name
+    const last = parts[parts.length - 1];
+    for (const { root, rel } of parent?.isPackage ? parent.packageDirs : []) {
+      if ((root.listDir(rel) ?? []).includes(`${last}.pyx`)) return `${name} is a Cython module the build compiles (${last}.pyx)`;
+    }
     if (placeholders && parent?.isPackage) {
       for (const { root, rel } of parent.packageDirs) {
         const entries = root.listDir(rel) ?? [];
@@ -900,6 +905,13 @@ export class Program {
         const r = this.starMember(star, name, depth + 1);
         if (r.kind !== 'missing') return r;
       }
+      if (summary.dynamic || summary.getattr.kind === 'opaque' || summary.registersModules) {
+        // a lazily loading package (`__getattr__ = attach(__name__, {...})`, or one that puts a lazy
+        // module in its place in sys.modules) that imports the names it serves under TYPE_CHECKING,
+        // for type checkers: what they see is what it serves
+        const declared = summary.typeCheckingBindings?.get(name);
+        if (declared && declared.every((b) => b.kind === 'from' || b.kind === 'module')) return this.valueOfBindings(declared, summary, depth);
+      }
       if (summary.dynamic) return { kind: 'unknown', reason: `${module} writes its namespace dynamically` };
       if (summary.getattr.kind === 'opaque') return { kind: 'unknown', reason: `${module} has a module __getattr__` };
       if (summary.getattr.kind === 'names' && summary.getattr.names.has(name)) {
@@ -917,7 +929,27 @@ export class Program {
         return { kind: 'unknown', reason: `${module}.${name} is served by the module's __getattr__` };
       }
     }
+    // a stub describes the module for type checkers; the source beside it is what runs, and may
+    // define what the stub leaves out (private helpers, metadata, names its __getattr__ serves)
+    if (file && this.stubWithSource(module) && new RegExp(`\\b${name}\\b|^(def\\s+__getattr__\\b|__getattr__\\s*=)`, 'm').test(this.sourceBesideStub(module) ?? '')) {
+      return { kind: 'unknown', reason: `the stub of ${module} leaves ${name} out; the source beside it has it` };
+    }
     return { kind: 'missing', module, name };
+  }
+
+  /** The module is read from a stub (`.pyi`) that has its Python source beside it. */
+  stubWithSource(module: string): boolean {
+    const file = this.target.findModule(module);
+    return !!file?.rel?.endsWith('.pyi') && file.root.isFile(file.rel.slice(0, -1));
+  }
+
+  private sourceBesideStub(module: string): string | undefined {
+    const file = this.target.findModule(module);
+    try {
+      return file?.rel ? file.root.readText(file.rel.slice(0, -1)) : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   /**

@@ -382,6 +382,9 @@ export class Receivers {
     /** How many classes the engine sees come before the first base it cannot see into. */
     let seenBeforeOpaque = -1;
     for (const e of mro) {
+      // an instance of a metaclass is a class: its own MRO comes first (`cls.__new__` in a
+      // metaclass's method is the class's __new__, not the metaclass's)
+      if (instance && ((e.kind === 'external' && e.qualname === 'builtins.type') || (e.kind === 'special' && (e.name === 'builtins.type' || e.name === 'abc.ABCMeta')))) return unknown(`${cls.name} is a metaclass: its instances are classes, whose own attributes come first`);
       if (e.kind === 'class') {
         if (instance && e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
         if (instance && e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
