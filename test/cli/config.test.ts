@@ -107,7 +107,7 @@ describe('[tool.apidrift] and which files are read', () => {
     assert.equal(readConfig('x/pyproject.toml', '[tool.ruff]\nline-length = 1\n'), undefined);
   });
 
-  it('a file that is neither Python nor a notebook, named explicitly, is a usage error', () => {
+  it('a file that is neither Python nor a notebook, named explicitly, is a usage error; a notebook that cannot be read is an input skipped', () => {
     const dir = project();
     const r = run(['check', 'README.md'], dir);
     assert.equal(r.code, 2);
@@ -116,6 +116,15 @@ describe('[tool.apidrift] and which files are read', () => {
     const b = run(['check', 'bad.ipynb'], dir);
     assert.equal(b.code, 2);
     assert.match(b.stderr, /not a notebook/);
+    // in a folder, it is one input skipped: the rest is checked and reported, and the run is incomplete
+    fs.mkdirSync(path.join(dir, 'nb'));
+    fs.writeFileSync(path.join(dir, 'nb', 'bad.ipynb'), 'not json');
+    fs.writeFileSync(path.join(dir, 'nb', 'good.py'), BROKEN);
+    const f = run(['check', '--output-format', 'json', 'nb'], dir);
+    assert.equal(f.code, 2, f.stderr);
+    assert.match(f.stderr, /skipped nb[\\/]bad\.ipynb: not a notebook/);
+    assert.deepEqual(found(f.stdout), ['nb/good.py:3:unexpected-keyword:error']);
+    assert.equal(JSON.parse(f.stdout).stats.skipped, 1);
     // a script without an extension that runs Python is checked
     fs.writeFileSync(path.join(dir, 'tool'), '#!/usr/bin/env python3\n' + BROKEN);
     assert.deepEqual(found(run(['check', '--output-format', 'json', 'tool'], dir).stdout), ['tool:4:unexpected-keyword:error']);

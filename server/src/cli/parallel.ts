@@ -117,7 +117,12 @@ export async function checkInput(engine: Engine, input: Input, configs: ConfigFi
       },
     };
   } catch (e) {
-    if (e instanceof ConfigError || e instanceof NotebookError) return { notes, fatal: e.message };
+    if (e instanceof ConfigError) return { notes, fatal: e.message };
+    // a notebook that cannot be read is one input not checked: the others still are
+    if (e instanceof NotebookError) {
+      skip(`skipped ${e.message}`);
+      return { notes };
+    }
     skip(`skipped ${file}: could not check it (${(e as Error).message})`);
     if (e instanceof ParserCrashError) await parserReady(); // the next file gets a fresh parser
     return { notes };
