@@ -218,4 +218,24 @@ describe('rules from other libraries', () => {
     assert.deepEqual(lines(r), []);
     assert.match(r.calls.find((c) => c.range.start.line === 4)?.unknownReason ?? '', /Meta is a metaclass/);
   });
+
+  it('a src layout: the version file the build writes (named in the pyproject.toml above src) is there, and a name declared at the top level is set elsewhere', async () => {
+    const dir = tempTree({
+      'proj/pyproject.toml': ['[project]', 'name = "olib"', 'dynamic = ["version"]', '[tool.setuptools_scm]', 'write_to = "src/olib/_version.py"', ''].join('\n'),
+      'proj/src/olib/__init__.py': 'from ._version import version as __version__\n',
+      'proj/src/olib/grammar.py': ['class Symbols:', '    pass', 'python_symbols: Symbols', 'def initialize():', '    global python_symbols', '    python_symbols = Symbols()', ''].join('\n'),
+      'proj/src/_olib_version.pyi': 'version: str\n',
+    });
+    const engine = await Engine.open({ targets: [path.join(dir, 'proj', 'src')] });
+    const user = [
+      'from olib._version import version', // 1: written by the build
+      'import olib._other', // 2: no build writes it
+      'from olib import grammar', // 3
+      'syms = grammar.python_symbols', // 4: declared, set by initialize()
+      'from _olib_version import version as v', // 5: declared in a stub
+      'x = grammar.missing', // 6
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['2:unknown-module', '6:unknown-attribute']);
+  });
 });

@@ -11,6 +11,7 @@ import type { IndexJob, IndexRequest, IndexResult } from '../index/indexWorker';
 import { initParser, wasmFolder } from '../parser';
 import type { ModuleFile, Target } from '../sources/target';
 import { BUILD_FILES, type BuildFacts, readBuildFacts } from '../sources/buildFiles';
+import { DirectoryRoot } from '../sources/directoryRoot';
 import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import type { ArgExpr, Expr } from '../syntax';
@@ -737,10 +738,25 @@ export class Program {
 
   /** What the build files of a root say (re-read when one of them changes). */
   private buildFactsOf(root: ModuleFile['root']): BuildFacts {
-    const versions = BUILD_FILES.map((f) => root.fileVersion(f) ?? '-').join('\0');
+    // a src layout: the build files sit in the folder above `src`
+    const dir = root instanceof DirectoryRoot && path.basename(root.dir) === 'src' ? path.dirname(root.dir) : undefined;
+    const outerVersion = (f: string): string => {
+      try {
+        return String(fs.statSync(path.join(dir!, f)).mtimeMs);
+      } catch {
+        return '-';
+      }
+    };
+    const versions = [...BUILD_FILES.map((f) => root.fileVersion(f) ?? '-'), ...(dir === undefined ? [] : BUILD_FILES.map(outerVersion))].join('\0');
     const hit = this.buildFacts.get(root);
     if (hit && hit.versions === versions) return hit.facts;
-    const facts = readBuildFacts(root);
+    const facts = readBuildFacts(root, dir === undefined ? undefined : (name) => {
+      try {
+        return fs.readFileSync(path.join(dir, name), 'utf8');
+      } catch {
+        return undefined;
+      }
+    });
     this.buildFacts.set(root, { versions, facts });
     return facts;
   }
@@ -757,6 +773,7 @@ export class Program {
     if (!top || top.compiled) return undefined;
     const facts = this.buildFactsOf(top.root);
     if (facts.extensions.has(name)) return `${name} is an extension module the build compiles (${facts.files.join(', ')})`;
+    if (facts.written.has(name)) return `${name} is a file the build writes (${facts.files.join(', ')})`;
     for (let i = parts.length; i >= 2; i--) {
       const p = parts.slice(0, i).join('.');
       if (facts.copied.has(p)) return `the build copies modules into ${p} (${facts.files.join(', ')})`;
@@ -929,6 +946,8 @@ export class Program {
         return { kind: 'unknown', reason: `${module}.${name} is served by the module's __getattr__` };
       }
     }
+    // `name: T` at the top level, and set elsewhere (a function's `global name`, a generated stub)
+    if (summary?.declared?.has(name)) return { kind: 'unknown', reason: `${module} declares ${name} and sets it elsewhere` };
     // a stub describes the module for type checkers; the source beside it is what runs, and may
     // define what the stub leaves out (private helpers, metadata, names its __getattr__ serves)
     if (file && this.stubWithSource(module) && new RegExp(`\\b${name}\\b|^(def\\s+__getattr__\\b|__getattr__\\s*=)`, 'm').test(this.sourceBesideStub(module) ?? '')) {

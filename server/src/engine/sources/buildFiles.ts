@@ -10,6 +10,8 @@ export interface BuildFacts {
   extensions: Set<string>;
   /** Dotted names of packages the build copies modules into. */
   copied: Set<string>;
+  /** Dotted names of modules the build writes (a version file: `write_to`, `version-file`). */
+  written: Set<string>;
   /** The build files read, for messages. */
   files: string[];
 }
@@ -54,16 +56,44 @@ function fromCMake(text: string, facts: BuildFacts): void {
   }
 }
 
-/** pyproject.toml: setuptools `ext-modules` names, maturin `module-name`. */
-function fromPyproject(text: string, facts: BuildFacts): void {
+/**
+ * The module a build writes at `path` (relative to the build files' folder), with `prefix` the
+ * root's place below that folder (`src/` in a src layout): `src/_pytest/_version.py` is
+ * `_pytest._version`.
+ */
+function writtenModule(path: string, prefix: string): string | undefined {
+  const p = path.replace(/^\.\//, '');
+  if (!p.endsWith('.py') || !p.startsWith(prefix)) return undefined;
+  const mod = p.slice(prefix.length, -3).replace(/\//g, '.');
+  return MODULE.test(mod) ? mod : undefined;
+}
+
+/** pyproject.toml: setuptools `ext-modules` names, maturin `module-name`, version files (setuptools-scm, hatch-vcs). */
+function fromPyproject(text: string, facts: BuildFacts, prefix = ''): void {
+  for (const m of text.matchAll(/^\s*(?:write_to|version_file|version-file)\s*=\s*(['"])([^'"]+)\1/gm)) {
+    const mod = writtenModule(m[2], prefix);
+    if (mod) facts.written.add(mod);
+  }
   const ext = /ext-modules/.exec(text);
   if (ext) for (const m of text.slice(ext.index).matchAll(/\bname\s*=\s*(['"])([\w.]+)\1/g)) if (MODULE.test(m[2]) && m[2].includes('.')) facts.extensions.add(m[2]);
   for (const m of text.matchAll(/\bmodule-name\s*=\s*(['"])([\w.]+)\1/g)) if (MODULE.test(m[2])) facts.extensions.add(m[2]);
 }
 
-/** The build facts of a root (its top folder holds the build files); empty when it has none. */
-export function readBuildFacts(root: SourceRoot): BuildFacts {
-  const facts: BuildFacts = { extensions: new Set(), copied: new Set(), files: [] };
+/**
+ * The build facts of a root (its top folder holds the build files); empty when it has none.
+ * `outer` reads the build files of the folder above a src layout's `src` root.
+ */
+export function readBuildFacts(root: SourceRoot, outer?: (name: string) => string | undefined): BuildFacts {
+  const facts: BuildFacts = { extensions: new Set(), copied: new Set(), written: new Set(), files: [] };
+  if (outer) {
+    const parsers: Array<[string, (text: string, facts: BuildFacts) => void]> = [['setup.py', fromSetupPy], ['pyproject.toml', (t, f) => fromPyproject(t, f, 'src/')], ['CMakeLists.txt', fromCMake]];
+    for (const [name, parse] of parsers) {
+      const text = outer(name);
+      if (text === undefined) continue;
+      facts.files.push(`../${name}`);
+      parse(text, facts);
+    }
+  }
   const read = (rel: string, parse: (text: string, facts: BuildFacts) => void): void => {
     const text = root.isFile(rel) ? root.readText(rel) : undefined;
     if (text === undefined) return;
