@@ -33,7 +33,7 @@ import type { Engine } from '../engine';
 import type { ConfigFinder } from '../engine/config/pyproject';
 import { deserialize, serialize, serializeSummary } from '../engine/index/cache';
 import type { ModuleSummary } from '../engine/index/summary';
-import { readBuildFacts } from '../engine/sources/buildFiles';
+import { outerBuildFiles, readBuildFacts } from '../engine/sources/buildFiles';
 import { DirectoryRoot } from '../engine/sources/directoryRoot';
 import { GitRoot } from '../engine/sources/gitRoot';
 import type { SourceRoot } from '../engine/sources/sourceRoot';
@@ -227,10 +227,11 @@ class UserDeps {
       let facts: string;
       for (const rel of ['.gitignore', 'setup.py', 'pyproject.toml', 'CMakeLists.txt']) this.noteChange(root, rel);
       try {
-        const b = readBuildFacts(root);
+        const outer = outerBuildFiles(root);
+        const b = readBuildFacts(root, outer?.read);
         const gitignore = root.readText('.gitignore');
         const installed = (root.listDir('') ?? []).filter((e) => /\.(dist-info|egg-info)$/.test(e)).sort();
-        facts = JSON.stringify([[...b.extensions].sort(), [...b.copied].sort(), b.files, gitignore === undefined ? '-' : sha1(gitignore), installed]);
+        facts = JSON.stringify([[...b.extensions].sort(), [...b.copied].sort(), [...b.written].sort(), b.files, gitignore === undefined ? '-' : sha1(gitignore), installed]);
       } catch (e) {
         facts = `!${(e as Error).message}`;
       }

@@ -10,8 +10,7 @@ import { EMPTY_MODULE_INDEX, type ModuleIndex, moduleIndexOf } from '../index/in
 import type { IndexJob, IndexRequest, IndexResult } from '../index/indexWorker';
 import { initParser, wasmFolder } from '../parser';
 import type { ModuleFile, Target } from '../sources/target';
-import { BUILD_FILES, type BuildFacts, readBuildFacts } from '../sources/buildFiles';
-import { DirectoryRoot } from '../sources/directoryRoot';
+import { BUILD_FILES, type BuildFacts, outerBuildFiles, readBuildFacts } from '../sources/buildFiles';
 import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import type { ArgExpr, Expr } from '../syntax';
@@ -739,24 +738,11 @@ export class Program {
   /** What the build files of a root say (re-read when one of them changes). */
   private buildFactsOf(root: ModuleFile['root']): BuildFacts {
     // a src layout: the build files sit in the folder above `src`
-    const dir = root instanceof DirectoryRoot && path.basename(root.dir) === 'src' ? path.dirname(root.dir) : undefined;
-    const outerVersion = (f: string): string => {
-      try {
-        return String(fs.statSync(path.join(dir!, f)).mtimeMs);
-      } catch {
-        return '-';
-      }
-    };
-    const versions = [...BUILD_FILES.map((f) => root.fileVersion(f) ?? '-'), ...(dir === undefined ? [] : BUILD_FILES.map(outerVersion))].join('\0');
+    const outer = outerBuildFiles(root);
+    const versions = BUILD_FILES.map((f) => root.fileVersion(f) ?? '-').join('\0') + (outer ? `\0${outer.versions()}` : '');
     const hit = this.buildFacts.get(root);
     if (hit && hit.versions === versions) return hit.facts;
-    const facts = readBuildFacts(root, dir === undefined ? undefined : (name) => {
-      try {
-        return fs.readFileSync(path.join(dir, name), 'utf8');
-      } catch {
-        return undefined;
-      }
-    });
+    const facts = readBuildFacts(root, outer?.read);
     this.buildFacts.set(root, { versions, facts });
     return facts;
   }

@@ -3,6 +3,9 @@
  * build copies Python files into. A source checkout lacks them; its build files name them
  * (setup.py, CMakeLists.txt and cmake/*.cmake, pyproject.toml). Read by pattern, never run.
  */
+import * as fs from 'fs';
+import * as path from 'path';
+import { DirectoryRoot } from './directoryRoot';
 import type { SourceRoot } from './sourceRoot';
 
 export interface BuildFacts {
@@ -118,3 +121,29 @@ export function readBuildFacts(root: SourceRoot, outer?: (name: string) => strin
 
 /** The files whose identity the facts depend on (the cmake folder is not re-listed). */
 export const BUILD_FILES = ['setup.py', 'pyproject.toml', 'CMakeLists.txt'];
+
+/**
+ * For a src layout (a target folder named `src`), a reader of the build files in the folder above
+ * it, and their versions; undefined for any other root.
+ */
+export function outerBuildFiles(root: SourceRoot): { read: (name: string) => string | undefined; versions: () => string } | undefined {
+  if (!(root instanceof DirectoryRoot) || path.basename(root.dir) !== 'src') return undefined;
+  const dir = path.dirname(root.dir);
+  return {
+    read: (name) => {
+      try {
+        return fs.readFileSync(path.join(dir, name), 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    versions: () =>
+      BUILD_FILES.map((f) => {
+        try {
+          return String(fs.statSync(path.join(dir, f)).mtimeMs);
+        } catch {
+          return '-';
+        }
+      }).join('\0'),
+  };
+}
