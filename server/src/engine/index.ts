@@ -326,11 +326,14 @@ export class Engine {
   }
 
   /**
-   * Reads what `targetPatched` needs in slices of `sliceMs`, for a host that would otherwise pay
-   * for it (every file of the target) on the keystroke that first needs it. Nothing
+   * Reads what `targetPatched` needs in slices of `sliceMs`, for a host with a baseline that would
+   * otherwise pay for it (every file of the target) on the keystroke that first needs it (removed
+   * attributes need it often). Without a baseline only a module attribute the target lacks needs
+   * it, which is rare: it is read then, and not in the background while the user types. Nothing
    * is kept when the target changes meanwhile or `isCancelled` says so.
    */
   async readTargetPatchesAsync(isCancelled?: () => boolean, sliceMs = 8): Promise<void> {
+    if (!this.baseline) return;
     const epoch = this.program.contentEpoch();
     if (this.targetPatchedNames?.epoch === epoch) return;
     const out = new Set<string>();
