@@ -10,7 +10,7 @@ import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
-import { absoluteModule, type Binding, type FunctionInfo, hasField, importBindings, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
+import { absoluteModule, type Binding, type FunctionInfo, hasField, importBindings, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
@@ -1871,7 +1871,7 @@ class FileCheck {
     if (!cv?.baselineDefines) return false;
     const s = this.program.summary(module);
     if (!s || !s.typeCheckingBindings || s.typeCheckingBindings.has(name) || s.bindings.has(name)) return false;
-    if (!(s.dynamic || s.getattr.kind === 'opaque' || s.registersModules)) return false;
+    if (!loadsLazily(s)) return false;
     if (s.starImports.length > 0 || this.program.target.findModule(`${module}.${name}`)) return false;
     const file = this.program.target.findModule(module);
     const text = file?.rel ? file.root.readText(file.rel) : undefined;

@@ -169,6 +169,15 @@ export interface ModuleSummary {
   declared?: Map<string, string>;
 }
 
+/**
+ * The module may serve names it does not bind: it writes its namespace, has a module `__getattr__`
+ * the engine cannot read, or puts another module in its place in `sys.modules` (a lazily loading
+ * package, whose `if TYPE_CHECKING:` imports say what it serves).
+ */
+export function loadsLazily(s: ModuleSummary): boolean {
+  return s.dynamic || s.getattr.kind === 'opaque' || s.registersModules;
+}
+
 const DYNAMIC_NAMESPACE = /\b(globals|vars)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update|setdefault|__setitem__)\s*\()|=\s*(globals|vars)\(\)\s*(#.*)?$|sys\.modules\[__name__\]|\._convert_\(/m;
 /**
  * `sys.modules[__name__].NAME` read (not assigned, not a dunder, nothing chained onto it): the

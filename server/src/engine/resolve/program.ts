@@ -11,7 +11,7 @@ import type { IndexJob, IndexRequest, IndexResult } from '../index/indexWorker';
 import { initParser, wasmFolder } from '../parser';
 import type { ModuleFile, Target } from '../sources/target';
 import { BUILD_FILES, type BuildFacts, outerBuildFiles, readBuildFacts } from '../sources/buildFiles';
-import { type Binding, type ClassInfo, type FunctionInfo, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
+import { type Binding, type ClassInfo, type FunctionInfo, loadsLazily, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import type { ArgExpr, Expr } from '../syntax';
 
@@ -908,7 +908,7 @@ export class Program {
         const r = this.starMember(star, name, depth + 1);
         if (r.kind !== 'missing') return r;
       }
-      if (summary.dynamic || summary.getattr.kind === 'opaque' || summary.registersModules) {
+      if (loadsLazily(summary)) {
         // a lazily loading package (`__getattr__ = attach(__name__, {...})`, or one that puts a lazy
         // module in its place in sys.modules) that imports the names it serves under TYPE_CHECKING,
         // for type checkers: what they see is what it serves

@@ -88,24 +88,22 @@ function fromPyproject(text: string, facts: BuildFacts, prefix = ''): void {
  */
 export function readBuildFacts(root: SourceRoot, outer?: (name: string) => string | undefined): BuildFacts {
   const facts: BuildFacts = { extensions: new Set(), copied: new Set(), written: new Set(), files: [] };
-  if (outer) {
-    const parsers: Array<[string, (text: string, facts: BuildFacts) => void]> = [['setup.py', fromSetupPy], ['pyproject.toml', (t, f) => fromPyproject(t, f, 'src/')], ['CMakeLists.txt', fromCMake]];
-    for (const [name, parse] of parsers) {
-      const text = outer(name);
-      if (text === undefined) continue;
-      facts.files.push(`../${name}`);
-      parse(text, facts);
-    }
+  // the same files in the folder above a src layout (the paths they name start with `src/`),
+  // then in the root
+  const parsers: Array<[string, (text: string, facts: BuildFacts, prefix: string) => void]> = [['setup.py', fromSetupPy], ['pyproject.toml', fromPyproject], ['CMakeLists.txt', fromCMake]];
+  for (const [name, parse] of outer ? parsers : []) {
+    const text = outer!(name);
+    if (text === undefined) continue;
+    facts.files.push(`../${name}`);
+    parse(text, facts, 'src/');
   }
-  const read = (rel: string, parse: (text: string, facts: BuildFacts) => void): void => {
+  const read = (rel: string, parse: (text: string, facts: BuildFacts, prefix: string) => void): void => {
     const text = root.isFile(rel) ? root.readText(rel) : undefined;
     if (text === undefined) return;
     facts.files.push(rel);
-    parse(text, facts);
+    parse(text, facts, '');
   };
-  read('setup.py', fromSetupPy);
-  read('pyproject.toml', fromPyproject);
-  read('CMakeLists.txt', fromCMake);
+  for (const [name, parse] of parsers) read(name, parse);
   if (facts.files.includes('CMakeLists.txt')) {
     const walk = (rel: string, depth: number): void => {
       for (const e of root.listDir(rel) ?? []) {
