@@ -10,7 +10,7 @@ import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
-import { absoluteModule, type Binding, type FunctionInfo, hasField, importBindings, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
+import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param } from '../syntax';
@@ -1165,7 +1165,12 @@ class FileCheck {
 
   private functionScope(node: Node, parent: Scope): Scope {
     const scope: Scope = { kind: 'function', node, parent, locals: new Map(), globals: new Set() };
+    /** Names bound while a block of imports is walked, and names whose bindings are dropped (see `try_statement` below). */
+    let recording: Set<string> | undefined;
+    let dropping: Set<string> | undefined;
     const add = (name: string, b: LocalBinding | null): void => {
+      if (dropping?.has(name)) return;
+      recording?.add(name);
       const list = scope.locals.get(name);
       if (list) list.push(b);
       else scope.locals.set(name, [b]);
@@ -1182,10 +1187,29 @@ class FileCheck {
       }
     }
     const current = this.imports ?? { name: this.moduleName, isPackage: !!this.opts.isPackage };
-    const walk = (n: Node): void => {
+    const walk = (n: Node, skip?: (c: Node) => boolean): void => {
       for (const c of n.namedChildren) {
-        if (!c || LEAF_TYPES.has(c.type)) continue;
+        if (!c || LEAF_TYPES.has(c.type) || skip?.(c)) continue;
         switch (c.type) {
+          case 'try_statement': {
+            // a block of imports that all succeed against the target: its ImportError handlers do
+            // not run there (see `Program.valueOfBindings` for the module's own names)
+            const imports = this.opts.moduleName ? undefined : importsOfTry(c, current);
+            if (imports && this.program.importsOutcome(imports) === 'succeeds') {
+              const handler = (x: Node): boolean => x.type === 'except_clause' && catchesImportError(x);
+              const was = { recording, dropping };
+              recording = new Set();
+              walk(c, (x) => x.type !== 'block');
+              // the handlers' bindings of the names the block binds never happen
+              dropping = new Set([...(was.dropping ?? []), ...recording]);
+              recording = was.recording;
+              walk(c, (x) => !handler(x));
+              dropping = was.dropping;
+              walk(c, (x) => x.type === 'block' || handler(x));
+              continue;
+            }
+            break;
+          }
           case 'function_definition':
           case 'class_definition': {
             const name = c.childForFieldName('name')?.text;

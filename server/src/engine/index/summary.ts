@@ -86,7 +86,20 @@ export interface FieldInfo {
   value?: Expr;
 }
 
-export type Binding =
+/**
+ * A binding made by a `try:` block that only imports (and sets names to literals), or by a
+ * handler of that block that catches ImportError: which of the two runs depends on whether the
+ * block's imports succeed against the target (see `Program.valueOfBindings`).
+ */
+export interface ImportTry {
+  /** The line of the `try` statement: the attempt and its fallbacks share it. */
+  line: number;
+  role: 'attempt' | 'fallback';
+  /** What the block imports, in order: `import a.b` is `{module: 'a.b'}`. */
+  imports: Array<{ module: string; name?: string }>;
+}
+
+export type Binding = (
   | { kind: 'def'; fn: FunctionInfo; conditional: boolean; line: number }
   | { kind: 'class'; cls: ClassInfo; conditional: boolean; line: number }
   /** `import a.b` (binds `a` to module `a`) and `import a.b as c` (binds `c` to `a.b`). */
@@ -95,7 +108,8 @@ export type Binding =
   | { kind: 'from'; module: string; name: string; conditional: boolean; line: number }
   | { kind: 'value'; expr: Expr; conditional: boolean; line: number }
   /** Bound, but to nothing the engine can follow (loop targets, unpacking, augmented assignment). */
-  | { kind: 'opaque'; conditional: boolean; line: number };
+  | { kind: 'opaque'; conditional: boolean; line: number }
+) & { tryImport?: ImportTry };
 
 export interface ClassInfo {
   name: string;
@@ -1929,6 +1943,59 @@ function branchBlocks(s: Node): Branch[] {
   return out;
 }
 
+/** Whether an `except` clause catches an ImportError (by that name, a base of it, or bare). */
+export function catchesImportError(clause: Node): boolean {
+  const block = clause.namedChildren.find((x) => x?.type === 'block');
+  const head = clause.text.slice(0, block ? block.startIndex - clause.startIndex : undefined);
+  return /^except\s*:/.test(head) || /\b(ImportError|ModuleNotFoundError|Exception|BaseException)\b/.test(head);
+}
+
+/**
+ * The imports of a module-level `try:` block whose statements are only imports and assignments of
+ * literals (`HAS_X = True`): what decides whether its ImportError handlers run. Undefined for any
+ * other block, which may fail for other reasons.
+ */
+function importTry(s: Node, ctx: Ctx): Omit<ImportTry, 'role'> | undefined {
+  const imports = importsOfTry(s, ctx.imports ?? { name: ctx.module, isPackage: ctx.isPackage });
+  return imports ? { line: line1(s), imports } : undefined;
+}
+
+/** What a `try:` block imports, when its statements are only imports and assignments of literals; else undefined. */
+export function importsOfTry(s: Node, current: { name: string; isPackage: boolean }): ImportTry['imports'] | undefined {
+  const body = s.namedChildren.find((c) => c?.type === 'block');
+  if (!body) return undefined;
+  const imports: ImportTry['imports'] = [];
+  for (const st of statements(body)) {
+    if (st.type === 'import_statement') {
+      for (const c of st.namedChildren) {
+        const dn = c?.type === 'aliased_import' ? c.childForFieldName('name') : c?.type === 'dotted_name' ? c : null;
+        if (dn) imports.push({ module: dn.text.replace(/\s+/g, '') });
+      }
+    } else if (st.type === 'import_from_statement') {
+      const modNode = st.childForFieldName('module_name');
+      const module = modNode ? absoluteModule(modNode, current) : undefined;
+      if (!module) return undefined;
+      const names = st.childrenForFieldName('name').map((c) => (c?.type === 'aliased_import' ? c.childForFieldName('name')?.text : c?.text));
+      if (names.length === 0) imports.push({ module });
+      for (const name of names) if (name) imports.push({ module, name });
+    } else if (st.type === 'pass_statement' && rawImports?.has(st.startPosition.row)) {
+      const imp = rawImports.get(st.startPosition.row)!;
+      if (!imp.from) for (const [full] of imp.names) imports.push({ module: full });
+      else {
+        const module = imp.from.level > 0 ? resolveRelative(current.name, current.isPackage, imp.from.level, imp.from.module) : imp.from.module;
+        if (!module) return undefined;
+        if (imp.star) imports.push({ module });
+        for (const [name] of imp.names) imports.push({ module, name });
+      }
+    } else if (st.type === 'expression_statement' && st.namedChildren.length === 1 && st.namedChildren[0]?.type === 'assignment') {
+      const a = st.namedChildren[0];
+      const right = a.childForFieldName('right');
+      if (a.childForFieldName('left')?.type !== 'identifier' || !right || !['true', 'false', 'none', 'integer', 'float', 'string'].includes(right.type)) return undefined;
+    } else return undefined;
+  }
+  return imports.length > 0 ? imports : undefined;
+}
+
 /** Original bodies of the functions the skeleton emptied, while a skeleton is summarised. */
 let rawBodies: { get(row: number): string | undefined; has(row: number): boolean } | undefined;
 /** Parameters the skeleton read off the text (their lists are blank in the tree), by `def` row. */
@@ -2022,8 +2089,9 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
   const getattrDefs: Node[] = [];
   const overloads: Array<{ name: string; line: number; typeChecking: boolean }> = [];
 
-  const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean, top = false): void => {
+  const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean, top = false, tryImport?: ImportTry): void => {
     const bind = (n: string, b: Binding): void => {
+      if (tryImport) b.tryImport = tryImport;
       if (typeChecking) {
         summary.typeCheckingOnly.add(n);
         addBinding((summary.typeCheckingBindings ??= new Map()), n, b);
@@ -2147,7 +2215,17 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
             for (const n of names) bind(n, { kind: 'opaque', conditional: false, line });
           }
         }
-        for (const b of branchBlocks(s)) walk(statements(b.node), true, typeChecking || b.typeCheckingOnly);
+        const plan = s.type === 'try_statement' ? importTry(s, ctx) : undefined;
+        if (plan) {
+          // the statements of the block and of its ImportError handlers bind one or the other
+          for (const c of s.namedChildren) {
+            if (c?.type === 'block') walk(statements(c), true, typeChecking, false, { ...plan, role: 'attempt' });
+            else if (c && ['except_clause', 'except_group_clause', 'else_clause', 'finally_clause'].includes(c.type)) {
+              const blk = c.namedChildren.find((x) => x?.type === 'block') ?? null;
+              walk(statements(blk), true, typeChecking, false, c.type === 'except_clause' && catchesImportError(c) ? { ...plan, role: 'fallback' } : undefined);
+            }
+          }
+        } else for (const b of branchBlocks(s)) walk(statements(b.node), true, typeChecking || b.typeCheckingOnly);
       }
     }
   };

@@ -11,7 +11,7 @@ import type { IndexJob, IndexRequest, IndexResult } from '../index/indexWorker';
 import { initParser, wasmFolder } from '../parser';
 import type { ModuleFile, Target } from '../sources/target';
 import { BUILD_FILES, type BuildFacts, outerBuildFiles, readBuildFacts } from '../sources/buildFiles';
-import { type Binding, type ClassInfo, type FunctionInfo, loadsLazily, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
+import { type Binding, type ClassInfo, type FunctionInfo, type ImportTry, loadsLazily, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import type { ArgExpr, Expr } from '../syntax';
 
@@ -991,8 +991,75 @@ export class Program {
   private readonly resolving = new Set<string>();
 
   valueOfBindings(bindings: Binding[], summary: ModuleSummary, depth: number): Value {
-    const values = bindings.map((b) => this.valueOfBinding(b, summary, depth));
+    // in the user's code only: the target's own fallbacks stand for the environments it supports
+    // (a module of its own may fail to import there for want of an optional dependency)
+    const live = bindings.length > 1 && bindings.some((b) => b.tryImport) && (summary.name === USER_FILE_MODULE || this.isUserModule(summary.name)) ? this.afterImportTries(bindings, depth) : bindings;
+    const values = live.map((b) => this.valueOfBinding(b, summary, depth));
     return anyOf(values);
+  }
+
+  /**
+   * `try: from m import X` / `except ImportError: X = fallback` in the user's code, most often
+   * written for the versions of the target that lack `X`: against the target, the handler runs
+   * only when an import of the block fails. When every import of the block succeeds, the
+   * handler's bindings are dropped; when one certainly fails, the block's bindings of the names
+   * the handler binds are (the handler's come after them). Otherwise both stay possible.
+   */
+  private afterImportTries(bindings: Binding[], depth: number): Binding[] {
+    let out = bindings;
+    const tries = new Map<number, ImportTry>();
+    for (const b of bindings) if (b.tryImport) tries.set(b.tryImport.line, b.tryImport);
+    for (const [line, t] of tries) {
+      const has = (role: ImportTry['role']): boolean => out.some((b) => b.tryImport?.line === line && b.tryImport.role === role);
+      if (!has('fallback')) continue;
+      const outcome = this.importsOutcome(t.imports, depth);
+      if (outcome === 'succeeds') out = out.filter((b) => !(b.tryImport?.line === line && b.tryImport.role === 'fallback'));
+      else if (outcome === 'fails') out = out.filter((b) => !(b.tryImport?.line === line && b.tryImport.role === 'attempt'));
+    }
+    return out.length > 0 ? out : bindings;
+  }
+
+  /** Whether imports all succeed against the target, one of them certainly fails, or it cannot be told. */
+  importsOutcome(imports: ImportTry['imports'], depth = 0): 'succeeds' | 'fails' | 'unknown' {
+    let all = true;
+    for (const imp of imports) {
+      const o = this.importOutcome(imp.module, imp.name, depth);
+      if (o === 'fails') return 'fails';
+      if (o !== 'succeeds') all = false;
+    }
+    return all ? 'succeeds' : 'unknown';
+  }
+
+  private importOutcome(module: string, name: string | undefined, depth: number): 'succeeds' | 'fails' | 'unknown' {
+    const top = module.split('.')[0];
+    // the target's own modules only: whatever else may be installed is not known here
+    if (!this.inTarget(top) || this.isUserModule(top) || this.overlays.has(module)) return 'unknown';
+    const m = this.moduleOutcome(module);
+    if (m !== 'succeeds' || name === undefined) return m;
+    if (this.target.findModule(`${module}.${name}`)) return 'succeeds';
+    const v = this.resolveMember(module, name, depth + 1);
+    if (v.kind === 'missing') return 'fails';
+    // bound on every path through the module (a name bound only under a condition may be absent)
+    const s = this.summary(module);
+    if (v.kind === 'unknown' || !s || !(s.bindings.get(name) ?? []).some((b) => !b.conditional)) return 'unknown';
+    return 'succeeds';
+  }
+
+  /** Whether `import module` succeeds against the target (see `checkModulePath` for the same rules as findings). */
+  private moduleOutcome(module: string): 'succeeds' | 'fails' | 'unknown' {
+    if (this.target.findModule(module)) return 'succeeds';
+    const parts = module.split('.');
+    for (let i = 1; i < parts.length; i++) {
+      const prefix = parts.slice(0, i + 1).join('.');
+      if (this.target.findModule(prefix)) continue;
+      const parent = this.target.findModule(parts.slice(0, i).join('.'));
+      if (!parent || !parent.isPackage || !parent.rel || this.isPlaceholderPackage(parent) || GENERATED.test(parts[i]) || this.buildCreated(prefix)) return 'unknown';
+      const ps = this.summary(parent.name);
+      if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules) return 'unknown';
+      if ((ps.getattr.kind !== 'none' || ps.starImports.length > 0) && !this.knowsBuildProducts(parts[0])) return 'unknown';
+      return 'fails';
+    }
+    return 'unknown';
   }
 
   valueOfBinding(b: Binding, summary: ModuleSummary, depth: number): Value {

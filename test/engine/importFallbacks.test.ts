@@ -1,0 +1,128 @@
+/**
+ * `try: from lib import X` / `except ImportError: X = fallback`: which of the two a name holds
+ * depends on whether the block's imports succeed against the target. When they all do, the
+ * handler never runs there; when one of them certainly fails, the handler's binding is the one.
+ * When the engine cannot tell (an import from outside the target, a name the target binds only
+ * under a condition, a handler that does not catch ImportError), both stay possible.
+ */
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Engine, type CheckResult } from '../../server/src/engine';
+import { tempTree } from '../helpers';
+
+function lines(r: CheckResult): string[] {
+  return r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort();
+}
+
+/** Version 1 has `olib.old.connect` only; version 2 moved it to `olib.net` and added the `Marker` base. */
+function versions(): { v1: string; v2: string } {
+  const v1 = tempTree({
+    'olib/__init__.py': '',
+    'olib/old.py': 'def connect(host, port):\n    return (host, port)\n',
+    'olib/base.py': ['class Connector:', '    def start(self, host):', '        return host', ''].join('\n'),
+  });
+  const v2 = tempTree({
+    'olib/__init__.py': '',
+    'olib/net.py': 'def connect(host, *, timeout):\n    return (host, timeout)\n',
+    'olib/base.py': [
+      'import sys',
+      'class Connector:',
+      '    def start(self, host, *, block):',
+      '        return host',
+      'class Marker:',
+      '    pass',
+      'if sys.platform == "win32":',
+      '    class WinOnly:',
+      '        def __init__(self, a):',
+      '            pass',
+      '',
+    ].join('\n'),
+  });
+  return { v1, v2 };
+}
+
+describe('names bound by an import or by its ImportError handler', () => {
+  it('an import that succeeds against the target: the handler does not run, the call is checked', async () => {
+    const { v1, v2 } = versions();
+    const user = [
+      'try:',
+      '    from olib.net import connect',
+      'except ImportError:',
+      '    def connect(*args, **kwargs):',
+      '        return None',
+      'connect("h", 1)',
+      '',
+    ].join('\n');
+    const e2 = await Engine.open({ targets: [v2] });
+    assert.deepEqual(lines(e2.check(user, 'user.py')), ['6:missing-argument', '6:too-many-positional']);
+    // against version 1 the import fails: the user's own fallback runs, and nothing is reported
+    const e1 = await Engine.open({ targets: [v1] });
+    assert.deepEqual(lines(e1.check(user, 'user.py')), []);
+  });
+
+  it('an import that fails against the target: the name is what the handler binds', async () => {
+    const { v1, v2 } = versions();
+    const user = [
+      'try:',
+      '    from olib.net import connect',
+      'except ImportError:',
+      '    from olib.old import connect',
+      'connect("h", timeout=3)',
+      '',
+    ].join('\n');
+    const e1 = await Engine.open({ targets: [v1] });
+    assert.deepEqual(lines(e1.check(user, 'user.py')), ['5:missing-argument', '5:unexpected-keyword']);
+    const e2 = await Engine.open({ targets: [v2] });
+    assert.deepEqual(lines(e2.check(user, 'user.py')), []);
+  });
+
+  it('a base class imported with a fallback: the class is seen through, so methods called on self are checked', async () => {
+    const { v2 } = versions();
+    const user = [
+      'from olib.base import Connector',
+      'try:',
+      '    from olib.base import Marker',
+      '    HAS_MARKER = True',
+      'except ImportError:',
+      '    Marker = object',
+      '    HAS_MARKER = False',
+      'class Mine(Connector, Marker):',
+      '    def run(self):',
+      '        return self.start("h")',
+      '',
+    ].join('\n');
+    const e2 = await Engine.open({ targets: [v2] });
+    assert.deepEqual(lines(e2.check(user, 'user.py')), ['10:missing-argument']);
+  });
+
+  it('inside a function as well: an import that succeeds leaves its handler out', async () => {
+    const { v1, v2 } = versions();
+    const user = [
+      'def go():',
+      '    try:',
+      '        from olib.net import connect',
+      '    except ImportError:',
+      '        connect = None',
+      '    return connect("h", 1)',
+      '',
+    ].join('\n');
+    const e2 = await Engine.open({ targets: [v2] });
+    assert.deepEqual(lines(e2.check(user, 'user.py')), ['6:missing-argument', '6:too-many-positional']);
+    const e1 = await Engine.open({ targets: [v1] });
+    assert.deepEqual(lines(e1.check(user, 'user.py')), []);
+  });
+
+  it('stays open when the block imports from outside the target, the target binds the name under a condition, or the handler catches something else', async () => {
+    const { v2 } = versions();
+    const e2 = await Engine.open({ targets: [v2] });
+    const outside = ['try:', '    import numpy', '    from olib.net import connect', 'except ImportError:', '    def connect(*args, **kwargs):', '        return None', 'connect("h", 1)', ''].join('\n');
+    assert.deepEqual(lines(e2.check(outside, 'user.py')), []);
+    const conditional = ['try:', '    from olib.base import WinOnly', 'except ImportError:', '    def WinOnly(*args, **kwargs):', '        return None', 'WinOnly()', ''].join('\n');
+    assert.deepEqual(lines(e2.check(conditional, 'user.py')), []);
+    const other = ['try:', '    from olib.net import connect', 'except AttributeError:', '    def connect(*args, **kwargs):', '        return None', 'connect("h", 1)', ''].join('\n');
+    assert.deepEqual(lines(e2.check(other, 'user.py')), []);
+    // a block that also calls something may fail for another reason
+    const calls = ['import os', 'try:', '    from olib.net import connect', '    os.getcwd()', 'except Exception:', '    def connect(*args, **kwargs):', '        return None', 'connect("h", 1)', ''].join('\n');
+    assert.deepEqual(lines(e2.check(calls, 'user.py')), []);
+  });
+});
