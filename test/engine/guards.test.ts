@@ -325,7 +325,8 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(r), ['8:missing-argument']);
     assert.equal(callOn(r, 4).status, 'unknown');
     assert.match(callOn(r, 4).reason ?? '', /TypeError/);
-    assert.equal(callOn(r, 6).status, 'checked');
+    // the handler retries the same call: a fallback for a version where the first does not bind
+    unknownOn(r, [6], /same call in the try block failed/);
   });
 
   it('a call in a test that expects its body to fail with the error of a call that does not bind is left unknown', async () => {
@@ -430,5 +431,77 @@ describe('code that may not run on the installed version', () => {
     ].join('\n');
     assert.deepEqual(lines(engine.check(user, 'user.py')), []);
     assert.deepEqual(lines(engine.check(user.replace('find_spec("lib.profiler.wrapper")', 'find_spec("other")'), 'user.py')), ['7:unknown-module']);
+  });
+
+  it('a branch chosen by a test of a signature is evaluated against the target: the branch that runs is checked, the others are not', async () => {
+    const dir = tempTree(LIB);
+    const engine = await Engine.open({ targets: [dir] });
+    const user = [
+      'import inspect', // 1
+      'from inspect import signature', // 2
+      'from lib.engine import start, Group, Builder', // 3
+      'def a(config):', // 4
+      '    if "block_size" in inspect.signature(start).parameters:', // 5
+      '        return start(config, block_size=16)', // 6 runs: checked
+      '    return start(config)', // 7 never runs against the target
+      'def b(config):', // 8
+      '    params = signature(start).parameters', // 9
+      '    if "block_size" not in params:', // 10
+      '        start(config)', // 11 never runs
+      '    else:', // 12
+      '        start(config, 16, 17)', // 13 runs: too many
+      'def c(config):', // 14
+      '    sig = inspect.signature(Builder.build)', // 15
+      '    has_meta = "metadata" in sig.parameters', // 16
+      '    x = Builder().build(1, {}) if has_meta else Builder().build(1)', // 17 the first runs
+      '    spec = inspect.getfullargspec(Group)', // 18
+      '    if "builders" in spec.kwonlyargs:', // 19
+      '        Group(builders=[])', // 20 never runs: builders is no keyword-only parameter
+      '    if "size" in inspect.signature(config.fn).parameters:', // 21
+      '        start(config)', // 22 cannot be told
+      '    start(config)', // 23 outside: checked
+      'def d(config, other):', // 24
+      '    accepts = "block_size" in set(inspect.signature(start).parameters.keys())', // 25
+      '    if not accepts:', // 26
+      '        raise ValueError("block_size")', // 27
+      '    start(config, 16, 17)', // 28 runs: too many
+      '    if "x" not in inspect.signature(other.fn).parameters:', // 29
+      '        raise ValueError("x")', // 30
+      '    start(config)', // 31 a refusal the engine cannot evaluate leaves the rest checked
+      '    if "x" not in inspect.signature(other.fn).parameters:', // 32
+      '        return None', // 33
+      '    start(config)', // 34 a choice it cannot evaluate does not
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['13:too-many-positional', '23:missing-argument', '28:too-many-positional', '31:missing-argument']);
+    unknownOn(r, [34], /early return on a test of a signature that the engine cannot evaluate/);
+    for (const line of [6, 13, 23]) assert.equal(callOn(r, line).status, 'checked', `line ${line}`);
+    unknownOn(r, [7, 11, 20], /test of a signature/, /another version/);
+    unknownOn(r, [22], /cannot evaluate/);
+    const c17 = r.calls.filter((c) => c.range.start.line + 1 === 17).map((c) => c.status ?? 'checked');
+    assert.deepEqual(c17.sort(), ['checked', 'checked', 'unknown', 'unknown']);
+  });
+
+  it('a call in the handler of a try whose block makes the same call first is a fallback for another version', async () => {
+    const dir = tempTree(LIB);
+    const engine = await Engine.open({ targets: [dir] });
+    const user = [
+      'from lib.engine import start', // 1
+      'def a(config):', // 2
+      '    try:', // 3
+      '        return start(config, block_size=16)', // 4
+      '    except TypeError:', // 5
+      '        return start(config)', // 6 the fallback
+      'def b(config):', // 7
+      '    try:', // 8
+      '        config.validate()', // 9
+      '    except TypeError:', // 10
+      '        return start(config)', // 11 no retry of the same call: checked
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['11:missing-argument']);
+    unknownOn(r, [6], /same call in the try block failed/);
   });
 });

@@ -151,6 +151,24 @@ describe('receivers', () => {
     }
   });
 
+  it("calls on what the user's own modules give are not the target's: they are not counted as untraced, unless the value is the target's", async () => {
+    const lib = tempTree({ 'olib/__init__.py': '', 'olib/make.py': 'def make():\n    return build()\n' });
+    const proj = tempTree({
+      'myutil/__init__.py': '',
+      'myutil/funcs.py': ['from olib.make import make', '', '', 'def mine():', '    return [1]', ''].join('\n'),
+    });
+    const text = ['from myutil import funcs', 'a = funcs.mine()', 'a.append(1)', 'funcs.mine().count(1)', 'funcs.mine.cache_clear()', 'b = funcs.make()', 'b.run(1)', 'funcs.make().run(2)', ''].join('\n');
+    try {
+      const engine = await Engine.open({ targets: [lib], sourceRoots: [proj] });
+      const r = engine.check(text, path.join(proj, 'main.py'));
+      const untraced = r.calls.filter((c) => c.status === 'untraced').map((c) => `${c.range.start.line + 1}:${c.callee}`);
+      assert.deepEqual(untraced, ['7:b.run', '8:funcs.make().run']);
+    } finally {
+      fs.rmSync(proj, { recursive: true, force: true });
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it("a user file inside the user's folders resolves its relative imports", async () => {
     const proj = tempTree({
       'src/myapp/__init__.py': '',

@@ -13,7 +13,7 @@ import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/rec
 import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
-import type { Param } from '../syntax';
+import type { Param, ParamKind } from '../syntax';
 import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 import { applySuppressions } from './suppress';
@@ -270,6 +270,9 @@ const QUIET_BASES = new Set(['object', 'abc.ABC', 'typing.Generic']);
 
 /** What a call that does not bind raises: TypeError, or a pydantic ValidationError (a ValueError) for a model. */
 const HANDLES_TYPE_ERROR = /^(TypeError|ValidationError)$/;
+
+/** A condition that reads a signature: `inspect.signature(f).parameters`, `getfullargspec(f).args`, `f.__code__.co_varnames`. */
+const SIGNATURE_TEST = /\b(signature|getfullargspec|getargspec)\s*\(|\.parameters\b|\bco_varnames\b|\b(kwonly)?args\b.*\b(getfullargspec|argspec)\b/;
 /** A test that expects one of these from its body expects a call there not to bind. */
 const EXPECTS_BINDING_ERROR = /^(TypeError|ValidationError|ValueError|Exception|BaseException)$/;
 const HANDLES_VALUE_ERROR = /^(ValueError|Exception|BaseException)$/;
@@ -421,6 +424,24 @@ function inImportFallback(n: Node): boolean {
     if (caughtNames(p)?.some((x) => /^(ImportError|ModuleNotFoundError)$/.test(x))) return true;
   }
   return false;
+}
+
+/**
+ * `call` runs in the handler of a `try` that catches a TypeError (or any exception) and whose
+ * block calls the same callee (`try: f(new=1)` / `except TypeError: f()`): a fallback for a
+ * version where the first call does not bind. The reason, or undefined.
+ */
+function retriedAfterTypeError(call: Node, callee: string): string | undefined {
+  for (let p: Node | null = call.parent; p && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
+    if (p.type !== 'except_clause' || p.parent?.type !== 'try_statement') continue;
+    const names = caughtNames(p);
+    if (names && !names.some((x) => /^(TypeError|Exception|BaseException)$/.test(x))) continue;
+    const body = p.parent.childForFieldName('body');
+    if (body?.descendantsOfType('call').some((c) => c?.childForFieldName('function')?.text === callee)) {
+      return 'it runs where the same call in the try block failed: a fallback for a version where that call does not bind';
+    }
+  }
+  return undefined;
 }
 
 /** Code written for one version only: under a version test, or an ImportError fallback. */
@@ -1327,6 +1348,140 @@ class FileCheck {
     return otherVersionCode(n);
   }
 
+  /**
+   * `n` sits in a branch that a test of a signature chooses (`if "block_size" in
+   * inspect.signature(Scheduler.__init__).parameters:`, or through a name bound to the signature
+   * or to its parameters): such code is written for the versions where the test holds. The test
+   * is evaluated against the target: a branch that does not run there gives a reason, and so does
+   * a test the engine cannot evaluate; the branch that runs is checked as any code.
+   */
+  private signatureChosen(n: Node, scope: Scope): string | undefined {
+    for (let p: Node | null = n.parent, child: Node = n; p && p.type !== 'function_definition' && p.type !== 'class_definition'; child = p, p = p.parent) {
+      let tests: Array<Node | null>;
+      let at: number;
+      if (p.type === 'block') {
+        // after `if <test>: return` (or raise) with no other branch, the rest runs where the test failed
+        for (const st of p.namedChildren) {
+          if (!st || st.startIndex >= child.startIndex) break;
+          const cond = earlyExit(st);
+          const v = cond ? this.signatureTest(cond, scope) : undefined;
+          // `if "x" not in sig.parameters: raise ...` refuses what it cannot tell; a return chooses
+          if (v === 'unknown' && st.childForFieldName('consequence')?.namedChildren.filter((c) => c && c.type !== 'comment').at(-1)?.type === 'return_statement') return 'it runs after an early return on a test of a signature that the engine cannot evaluate: it is written for the versions where the test fails';
+          if (v === true) return 'it runs only where a test of a signature fails, which it does not in the target: it is written for another version';
+        }
+        continue;
+      }
+      if (p.type === 'if_statement') {
+        const clauses = p.namedChildren.filter((c): c is Node => !!c && (c.type === 'elif_clause' || c.type === 'else_clause'));
+        tests = [p.childForFieldName('condition'), ...clauses.map((c) => (c.type === 'elif_clause' ? c.childForFieldName('condition') : null))];
+        if (child.id === p.childForFieldName('consequence')?.id) at = 0;
+        else {
+          at = clauses.findIndex((c) => c.id === child.id) + 1;
+          if (at === 0) continue; // the condition itself
+        }
+      } else if (p.type === 'conditional_expression') {
+        const parts = p.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+        if (parts.length !== 3 || child.id === parts[1].id) continue;
+        tests = [parts[1], null];
+        at = child.id === parts[0].id ? 0 : 1;
+      } else continue;
+      const values = tests.map((t) => (t ? this.signatureTest(t, scope) : undefined));
+      if (values.every((v) => v === undefined)) continue;
+      if (values.includes('unknown')) return 'it runs under a test of a signature that the engine cannot evaluate: it is written for the versions where the test holds';
+      // the branch runs when its own test holds (or it has none) and no earlier test of the chain held
+      const own = values[at];
+      if (own === false || values.slice(0, at).some((v) => v === true)) return 'it runs only where a test of a signature holds, which it does not in the target: it is written for another version';
+    }
+    return undefined;
+  }
+
+  /** A test of a signature evaluated against the target; undefined when the condition is no such test. */
+  private signatureTest(cond: Node, scope: Scope): boolean | 'unknown' | undefined {
+    let t: Node = cond;
+    let negate = false;
+    for (;;) {
+      if (t.type === 'parenthesized_expression' && t.namedChildren.length === 1) t = t.namedChildren[0]!;
+      else if (t.type === 'not_operator' && t.childForFieldName('argument')) {
+        negate = !negate;
+        t = t.childForFieldName('argument')!;
+      } else break;
+    }
+    const speaks = SIGNATURE_TEST.test(cond.text);
+    if (t.type === 'identifier') {
+      // a name bound once to such a test (`has_block_size = "block_size" in sig.parameters`)
+      const b = this.boundOnce(t.text, scope);
+      if (b && 'node' in b && b.node.type === 'comparison_operator') {
+        const v = this.signatureTest(b.node, b.scope);
+        return typeof v === 'boolean' ? v !== negate : v;
+      }
+      return this.signatureFlag(t.text) ? 'unknown' : undefined;
+    }
+    if (t.type !== 'comparison_operator' || t.namedChildren.length !== 2) return speaks ? 'unknown' : undefined;
+    const [left, right] = t.namedChildren as Node[];
+    const op = t.text.slice(left.endIndex - t.startIndex, right.startIndex - t.startIndex).replace(/\s+/g, ' ').trim();
+    const name = /^(['"])([A-Za-z_]\w*)\1$/.exec(left.text)?.[2];
+    if (!name || (op !== 'in' && op !== 'not in')) return speaks ? 'unknown' : undefined;
+    const params = this.signatureParams(right, scope);
+    if (params === undefined) return speaks ? 'unknown' : undefined;
+    if (params === 'unknown') return 'unknown';
+    return params.includes(name) !== (op === 'not in') !== negate;
+  }
+
+  /** A name the file binds to a test of a signature at some line (`HAS_X = "x" in signature(f).parameters`). */
+  private signatureFlag(name: string): boolean {
+    const re = new RegExp(`^[ \\t]*(?:self\\.)?${name}[ \\t]*(?::[^=\\n]*)?=(?!=)(.*)$`, 'gm');
+    for (const m of this.shared.text.matchAll(re)) if (SIGNATURE_TEST.test(m[1])) return true;
+    return false;
+  }
+
+  /**
+   * The parameter names that `inspect.signature(f).parameters` (or `inspect.getfullargspec(f).args`,
+   * `.kwonlyargs`) holds against the target, possibly through names bound once to the signature or
+   * to its parameters; 'unknown' when `f` cannot be told; undefined when `e` is none of these.
+   */
+  private signatureParams(e: Node, scope: Scope, depth = 0): string[] | 'unknown' | undefined {
+    if (depth > 4) return undefined;
+    if (e.type === 'identifier') {
+      const b = this.boundOnce(e.text, scope);
+      return b && 'node' in b ? this.signatureParams(b.node, b.scope, depth + 1) : undefined;
+    }
+    if (e.type === 'call') {
+      // `set(sig.parameters)`, `list(...)`, `sig.parameters.keys()`: the same names
+      const fn = e.childForFieldName('function');
+      const args = e.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') ?? [];
+      if (fn?.type === 'identifier' && /^(set|frozenset|list|tuple)$/.test(fn.text) && args.length === 1) return this.signatureParams(args[0], scope, depth + 1);
+      if (fn?.type === 'attribute' && fn.childForFieldName('attribute')?.text === 'keys' && args.length === 0) return this.signatureParams(fn.childForFieldName('object')!, scope, depth + 1);
+      return undefined;
+    }
+    if (e.type !== 'attribute') return undefined;
+    const attr = e.childForFieldName('attribute')?.text;
+    let obj = e.childForFieldName('object');
+    let objScope = scope;
+    if (!attr || !obj || !['parameters', 'args', 'kwonlyargs'].includes(attr)) return undefined;
+    if (obj.type === 'identifier') {
+      const b = this.boundOnce(obj.text, scope);
+      if (!b || !('node' in b)) return undefined;
+      obj = b.node;
+      objScope = b.scope;
+    }
+    if (obj.type !== 'call') return undefined;
+    const fn = obj.childForFieldName('function')?.text ?? '';
+    if (attr === 'parameters' ? !/^(inspect\.)?signature$/.test(fn) : !/^(inspect\.)?getfullargspec$/.test(fn)) return undefined;
+    const args = obj.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') ?? [];
+    if (args.length !== 1 || args[0].type === 'keyword_argument' || args[0].type === 'list_splat' || args[0].type === 'dictionary_splat') return 'unknown';
+    const v = this.valueOfExpr(args[0], objScope);
+    // a callable from outside the target: no test of the target's versions
+    if (v?.kind === 'external') return undefined;
+    if (!v || (v.kind !== 'function' && v.kind !== 'class')) return 'unknown';
+    const spec = this.checker.callables.specOf(v, 'class');
+    if (spec.kind !== 'known') return 'unknown';
+    const kinds: ParamKind[] = attr === 'parameters' ? ['posonly', 'normal', 'varargs', 'kwonly', 'varkw'] : attr === 'args' ? ['posonly', 'normal'] : ['kwonly'];
+    const lists = spec.alternatives.map((a) => a[a.length - 1].params.filter((p) => kinds.includes(p.kind)).map((p) => p.name));
+    // every alternative the engine sees must give the same names
+    const key = (l: string[]): string => [...l].sort().join(',');
+    return lists.length > 0 && lists.every((l) => key(l) === key(lists[0])) ? lists[0] : 'unknown';
+  }
+
   private versionChosenHere?: string[];
 
   /**
@@ -1728,7 +1883,12 @@ class FileCheck {
     switch (e.kind) {
       case 'name':
         return this.targetish(this.program.resolveGlobal(this.summary, e.name));
-      case 'attr':
+      case 'attr': {
+        // a target function or class read off a module of the user's that imports it
+        const base = e.base.kind === 'name' ? this.program.resolveGlobal(this.summary, e.base.name) : undefined;
+        if (base?.kind === 'module' && this.program.isUserModule(base.name)) return this.targetish(this.program.evalExpr(e, this.summary));
+        return this.exprFromTarget(e.base, depth + 1);
+      }
       case 'subscript':
         return this.exprFromTarget(e.base, depth + 1);
       case 'call':
@@ -1762,6 +1922,8 @@ class FileCheck {
         // what is read off a value known to come from outside the target (a tensor) is not the
         // target's; an item of a container whose items' class is not known (`dict[str, T]`) may be
         const v = this.valueOfExpr(inner, scope);
+        // a target function or class read off a module of the user's that imports it
+        if (node.type === 'attribute' && v?.kind === 'module' && this.program.isUserModule(v.name)) return this.targetish(this.valueOfExpr(node, scope));
         return (v?.kind !== 'external' || !!v.args) && this.fromTarget(inner, scope, depth + 1);
       }
       case 'call': {
@@ -1780,7 +1942,8 @@ class FileCheck {
     if (!v) return false;
     switch (v.kind) {
       case 'module':
-        return this.program.inTarget(v.name) && !this.program.findModule(v.name)?.compiled;
+        // a module of the user's own folders is read to follow its classes: it is not the target
+        return this.program.inTarget(v.name) && !this.program.findModule(v.name)?.compiled && !this.program.isUserModule(v.name);
       case 'class':
       case 'instance': {
         if (!this.isUser(v.summary)) return true;
@@ -2535,7 +2698,7 @@ class FileCheck {
       }
     }
     // code written for another version, or made to fail softly, is no break of this one
-    const otherVersion = this.otherVersion(call) ?? this.boundForOneVersion(fn, scope);
+    const otherVersion = this.otherVersion(call) ?? this.boundForOneVersion(fn, scope) ?? this.signatureChosen(call, scope) ?? retriedAfterTypeError(call, fn.text);
     if (otherVersion) {
       this.unknownCall(call, nameNode, spec.qualname, otherVersion);
       return;
