@@ -476,6 +476,10 @@ describe('code that may not run on the installed version', () => {
     const r = engine.check(user, 'user.py');
     assert.deepEqual(lines(r), ['13:too-many-positional', '23:missing-argument', '28:too-many-positional', '31:missing-argument']);
     unknownOn(r, [34], /early return on a test of a signature that the engine cannot evaluate/);
+    // the fields a constructor takes, read off the class
+    const fields = ['from lib.engine import Group', 'def e():', '    if "size" in Group.__dataclass_fields__:', '        Group(size=1)', '    Group([])', ''].join('\n');
+    assert.deepEqual(lines(engine.check(fields, 'user.py')), []);
+    unknownOn(engine.check(fields, 'user.py'), [4], /test of a signature that the engine cannot evaluate/);
     for (const line of [6, 13, 23]) assert.equal(callOn(r, line).status, 'checked', `line ${line}`);
     unknownOn(r, [7, 11, 20], /test of a signature/, /another version/);
     unknownOn(r, [22], /cannot evaluate/);

@@ -271,8 +271,12 @@ const QUIET_BASES = new Set(['object', 'abc.ABC', 'typing.Generic']);
 /** What a call that does not bind raises: TypeError, or a pydantic ValidationError (a ValueError) for a model. */
 const HANDLES_TYPE_ERROR = /^(TypeError|ValidationError)$/;
 
-/** A condition that reads a signature: `inspect.signature(f).parameters`, `getfullargspec(f).args`, `f.__code__.co_varnames`. */
-const SIGNATURE_TEST = /\b(signature|getfullargspec|getargspec)\s*\(|\.parameters\b|\bco_varnames\b|\b(kwonly)?args\b.*\b(getfullargspec|argspec)\b/;
+/**
+ * A condition that reads a signature, or the fields a class's constructor takes:
+ * `inspect.signature(f).parameters`, `getfullargspec(f).args`, `f.__code__.co_varnames`,
+ * `C.__dataclass_fields__`, `dataclasses.fields(C)`, `C.model_fields`.
+ */
+const SIGNATURE_TEST = /\b(signature|getfullargspec|getargspec|fields)\s*\(|\.parameters\b|\bco_varnames\b|\b(kwonly)?args\b.*\b(getfullargspec|argspec)\b|\b__dataclass_fields__\b|\bmodel_fields\b|\.__fields__\b/;
 /** A test that expects one of these from its body expects a call there not to bind. */
 const EXPECTS_BINDING_ERROR = /^(TypeError|ValidationError|ValueError|Exception|BaseException)$/;
 const HANDLES_VALUE_ERROR = /^(ValueError|Exception|BaseException)$/;
