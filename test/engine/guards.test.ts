@@ -477,6 +477,9 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(r), ['13:too-many-positional', '23:missing-argument', '28:too-many-positional', '31:missing-argument']);
     unknownOn(r, [34], /early return on a test of a signature that the engine cannot evaluate/);
     // the fields a constructor takes, read off the class
+    // a `parameters` attribute of anything else is no signature
+    const other = ['from lib.engine import start', 'def f(model):', '    if model.parameters and len(model.parameters) > 0:', '        start(model)', ''].join('\n');
+    assert.deepEqual(lines(engine.check(other, 'user.py')), ['4:missing-argument']);
     const fields = ['from lib.engine import Group', 'def e():', '    if "size" in Group.__dataclass_fields__:', '        Group(size=1)', '    Group([])', ''].join('\n');
     assert.deepEqual(lines(engine.check(fields, 'user.py')), []);
     unknownOn(engine.check(fields, 'user.py'), [4], /test of a signature that the engine cannot evaluate/);
@@ -502,10 +505,16 @@ describe('code that may not run on the installed version', () => {
       '        config.validate()', // 9
       '    except TypeError:', // 10
       '        return start(config)', // 11 no retry of the same call: checked
+      'def c(config):', // 12
+      '    try:', // 13
+      '        config.prepare()', // 14
+      '        start(config, 1)', // 15
+      '    except Exception:', // 16
+      '        return start(config)', // 17 error handling after a longer block: checked
       '',
     ].join('\n');
     const r = engine.check(user, 'user.py');
-    assert.deepEqual(lines(r), ['11:missing-argument']);
+    assert.deepEqual(lines(r), ['11:missing-argument', '17:missing-argument']);
     unknownOn(r, [6], /same call in the try block failed/);
   });
 });

@@ -110,6 +110,10 @@ describe('names bound by an import or by its ImportError handler', () => {
     assert.deepEqual(lines(e2.check(user, 'user.py')), ['6:missing-argument', '6:too-many-positional']);
     const e1 = await Engine.open({ targets: [v1] });
     assert.deepEqual(lines(e1.check(user, 'user.py')), []);
+    // and an import that fails leaves the handler's
+    const moved = ['def go():', '    try:', '        from olib.net import connect', '    except ImportError:', '        from olib.old import connect', '    return connect("h", timeout=3)', ''].join('\n');
+    assert.deepEqual(lines(e1.check(moved, 'user.py')), ['6:missing-argument', '6:unexpected-keyword']);
+    assert.deepEqual(lines(e2.check(moved, 'user.py')), []);
   });
 
   it('stays open when the block imports from outside the target, the target binds the name under a condition, or the handler catches something else', async () => {

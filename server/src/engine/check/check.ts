@@ -276,7 +276,7 @@ const HANDLES_TYPE_ERROR = /^(TypeError|ValidationError)$/;
  * `inspect.signature(f).parameters`, `getfullargspec(f).args`, `f.__code__.co_varnames`,
  * `C.__dataclass_fields__`, `dataclasses.fields(C)`, `C.model_fields`.
  */
-const SIGNATURE_TEST = /\b(signature|getfullargspec|getargspec|fields)\s*\(|\.parameters\b|\bco_varnames\b|\b(kwonly)?args\b.*\b(getfullargspec|argspec)\b|\b__dataclass_fields__\b|\bmodel_fields\b|\.__fields__\b/;
+const SIGNATURE_TEST = /\b(signature|getfullargspec|getargspec|fields)\s*\(|\bco_varnames\b|\b__dataclass_fields__\b|\bmodel_fields\b|\.__fields__\b/;
 /** A test that expects one of these from its body expects a call there not to bind. */
 const EXPECTS_BINDING_ERROR = /^(TypeError|ValidationError|ValueError|Exception|BaseException)$/;
 const HANDLES_VALUE_ERROR = /^(ValueError|Exception|BaseException)$/;
@@ -439,9 +439,16 @@ function retriedAfterTypeError(call: Node, callee: string): string | undefined {
   for (let p: Node | null = call.parent; p && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
     if (p.type !== 'except_clause' || p.parent?.type !== 'try_statement') continue;
     const names = caughtNames(p);
-    if (names && !names.some((x) => /^(TypeError|Exception|BaseException)$/.test(x))) continue;
+    const typeError = !!names?.includes('TypeError');
+    if (!typeError && names && !names.some((x) => /^(Exception|BaseException)$/.test(x))) continue;
     const body = p.parent.childForFieldName('body');
-    if (body?.descendantsOfType('call').some((c) => c?.childForFieldName('function')?.text === callee)) {
+    // a retry follows a short block: the one call (a few statements if the handler names
+    // TypeError); a longer block may fail for other reasons, and its handler is error handling
+    const block = body?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') ?? [];
+    if (block.length > (typeError ? 3 : 1)) continue;
+    // the same call, in a simple statement of the block itself
+    const simple = block.filter((st) => st.type === 'expression_statement' || st.type === 'return_statement');
+    if (simple.some((st) => st.descendantsOfType('call').some((c) => c?.childForFieldName('function')?.text === callee))) {
       return 'it runs where the same call in the try block failed: a fallback for a version where that call does not bind';
     }
   }
@@ -1220,8 +1227,21 @@ class FileCheck {
             // a block of imports that all succeed against the target: its ImportError handlers do
             // not run there (see `Program.valueOfBindings` for the module's own names)
             const imports = this.opts.moduleName ? undefined : importsOfTry(c, current);
-            if (imports && this.program.importsOutcome(imports) === 'succeeds') {
-              const handler = (x: Node): boolean => x.type === 'except_clause' && catchesImportError(x);
+            const outcome = imports ? this.program.importsOutcome(imports) : 'unknown';
+            const handler = (x: Node): boolean => x.type === 'except_clause' && catchesImportError(x);
+            if (outcome === 'fails') {
+              // an import of the block fails against the target: the handlers bind the names they bind
+              const was = { recording, dropping };
+              recording = new Set();
+              walk(c, (x) => !handler(x));
+              dropping = new Set([...(was.dropping ?? []), ...recording]);
+              recording = was.recording;
+              walk(c, (x) => x.type !== 'block');
+              dropping = was.dropping;
+              walk(c, (x) => x.type === 'block' || handler(x));
+              continue;
+            }
+            if (outcome === 'succeeds') {
               const was = { recording, dropping };
               recording = new Set();
               walk(c, (x) => x.type !== 'block');
@@ -1426,7 +1446,9 @@ class FileCheck {
     const name = /^(['"])([A-Za-z_]\w*)\1$/.exec(left.text)?.[2];
     if (!name || (op !== 'in' && op !== 'not in')) return speaks ? 'unknown' : undefined;
     const params = this.signatureParams(right, scope);
-    if (params === undefined) return speaks ? 'unknown' : undefined;
+    // `"x" in sig.parameters` where the file binds `sig` to a signature in a way not followed here
+    const holder = /^([A-Za-z_]\w*)\.(parameters|args|kwonlyargs)\b/.exec(right.text)?.[1];
+    if (params === undefined) return speaks || (holder && this.signatureFlag(holder)) ? 'unknown' : undefined;
     if (params === 'unknown') return 'unknown';
     return params.includes(name) !== (op === 'not in') !== negate;
   }
