@@ -276,6 +276,9 @@ const HANDLES_TYPE_ERROR = /^(TypeError|ValidationError)$/;
  * `inspect.signature(f).parameters`, `getfullargspec(f).args`, `f.__code__.co_varnames`,
  * `C.__dataclass_fields__`, `dataclasses.fields(C)`, `C.model_fields`.
  */
+/** Words without which no condition of a file tests a signature (see `SIGNATURE_TEST`). */
+const SIGNATURE_WORDS = /\b(signature|getfullargspec|getargspec|co_varnames|__dataclass_fields__|model_fields|__fields__)\b|\bfields\s*\(/;
+
 const SIGNATURE_TEST = /\b(signature|getfullargspec|getargspec|fields)\s*\(|\bco_varnames\b|\b__dataclass_fields__\b|\bmodel_fields\b|\.__fields__\b/;
 /** A test that expects one of these from its body expects a call there not to bind. */
 const EXPECTS_BINDING_ERROR = /^(TypeError|ValidationError|ValueError|Exception|BaseException)$/;
@@ -1380,6 +1383,9 @@ class FileCheck {
    * a test the engine cannot evaluate; the branch that runs is checked as any code.
    */
   private signatureChosen(n: Node, scope: Scope): string | undefined {
+    // most files test no signature: their text says so once
+    if (this.testsSignatures === undefined) this.testsSignatures = SIGNATURE_WORDS.test(this.shared.text);
+    if (!this.testsSignatures) return undefined;
     for (let p: Node | null = n.parent, child: Node = n; p && p.type !== 'function_definition' && p.type !== 'class_definition'; child = p, p = p.parent) {
       let tests: Array<Node | null>;
       let at: number;
@@ -1507,6 +1513,9 @@ class FileCheck {
     const key = (l: string[]): string => [...l].sort().join(',');
     return lists.length > 0 && lists.every((l) => key(l) === key(lists[0])) ? lists[0] : 'unknown';
   }
+
+  /** Whether the file's text may test a signature anywhere (see `signatureChosen`). */
+  private testsSignatures?: boolean;
 
   private versionChosenHere?: string[];
 
