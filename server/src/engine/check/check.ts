@@ -434,28 +434,27 @@ function inImportFallback(n: Node): boolean {
 }
 
 /**
- * `call` runs in the handler of a `try` that catches a TypeError (or any exception) and whose
- * block calls the same callee (`try: f(new=1)` / `except TypeError: f()`): a fallback for a
- * version where the first call does not bind. The reason, or undefined.
+ * The callees that the handler `clause` may call again as a fallback: it catches a TypeError (or
+ * any exception), and its `try` block is short and calls them in its own simple statements
+ * (`try: f(new=1)` / `except TypeError: f()`, where the first call does not bind on some
+ * version). A longer block may fail for other reasons: its handler is error handling.
  */
-function retriedAfterTypeError(call: Node, callee: string): string | undefined {
-  for (let p: Node | null = call.parent; p && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
-    if (p.type !== 'except_clause' || p.parent?.type !== 'try_statement') continue;
-    const names = caughtNames(p);
-    const typeError = !!names?.includes('TypeError');
-    if (!typeError && names && !names.some((x) => /^(Exception|BaseException)$/.test(x))) continue;
-    const body = p.parent.childForFieldName('body');
-    // a retry follows a short block: the one call (a few statements if the handler names
-    // TypeError); a longer block may fail for other reasons, and its handler is error handling
-    const block = body?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') ?? [];
-    if (block.length > (typeError ? 3 : 1)) continue;
-    // the same call, in a simple statement of the block itself
-    const simple = block.filter((st) => st.type === 'expression_statement' || st.type === 'return_statement');
-    if (simple.some((st) => st.descendantsOfType('call').some((c) => c?.childForFieldName('function')?.text === callee))) {
-      return 'it runs where the same call in the try block failed: a fallback for a version where that call does not bind';
+function retryCallees(clause: Node): Set<string> | undefined {
+  if (clause.parent?.type !== 'try_statement') return undefined;
+  const names = caughtNames(clause);
+  const typeError = !!names?.includes('TypeError');
+  if (!typeError && names && !names.some((x) => /^(Exception|BaseException)$/.test(x))) return undefined;
+  const block = clause.parent.childForFieldName('body')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') ?? [];
+  if (block.length > (typeError ? 3 : 1)) return undefined;
+  const out = new Set<string>();
+  for (const st of block) {
+    if (st.type !== 'expression_statement' && st.type !== 'return_statement') continue;
+    for (const c of st.descendantsOfType('call')) {
+      const f = c?.childForFieldName('function')?.text;
+      if (f) out.add(f);
     }
   }
-  return undefined;
+  return out.size > 0 ? out : undefined;
 }
 
 /** Code written for one version only: under a version test, or an ImportError fallback. */
@@ -1060,21 +1059,33 @@ class FileCheck {
         this.checkAttribute(node, scope);
         break;
     }
-    if (node.type === 'function_definition' || node.type === 'lambda') {
-      // defaults, decorators and annotations are evaluated in the enclosing scope
-      for (const c of node.namedChildren) {
-        if (!c) continue;
-        if (c.type === 'block' || (node.type === 'lambda' && c.id === node.childForFieldName('body')?.id)) this.visit(c, inner, depth + 1);
-        else this.visit(c, scope, depth + 1);
+    if (node.type === 'function_definition' || node.type === 'lambda' || node.type === 'class_definition') {
+      // a body defined in a handler runs when it is called, not as the handler's fallback
+      const retries = this.retries;
+      if (retries.length > 0) this.retries = [];
+      try {
+        for (const c of node.namedChildren) {
+          if (!c) continue;
+          // defaults, decorators, bases and annotations are evaluated in the enclosing scope
+          const body = c.type === 'block' || (node.type === 'lambda' && c.id === node.childForFieldName('body')?.id);
+          this.visit(c, body ? inner : scope, depth + 1);
+        }
+      } finally {
+        this.retries = retries;
       }
       return;
     }
-    if (node.type === 'class_definition') {
-      for (const c of node.namedChildren) if (c) this.visit(c, c.type === 'block' ? inner : scope, depth + 1);
-      return;
+    const retry = node.type === 'except_clause' ? retryCallees(node) : undefined;
+    if (retry) this.retries.push(retry);
+    try {
+      for (const c of node.namedChildren) if (c) this.visit(c, inner, depth + 1);
+    } finally {
+      if (retry) this.retries.pop();
     }
-    for (const c of node.namedChildren) if (c) this.visit(c, inner, depth + 1);
   }
+
+  /** The callees that the handlers being visited may call again as fallbacks (see `retryCallees`). */
+  private retries: Array<Set<string>> = [];
 
   /** Methods of a user class that override a method of a target class (compared across versions). */
   /**
@@ -2733,7 +2744,11 @@ class FileCheck {
       }
     }
     // code written for another version, or made to fail softly, is no break of this one
-    const otherVersion = this.otherVersion(call) ?? this.boundForOneVersion(fn, scope) ?? this.signatureChosen(call, scope) ?? retriedAfterTypeError(call, fn.text);
+    const otherVersion =
+      this.otherVersion(call) ??
+      this.boundForOneVersion(fn, scope) ??
+      this.signatureChosen(call, scope) ??
+      (this.retries.some((r) => r.has(fn.text)) ? 'it runs where the same call in the try block failed: a fallback for a version where that call does not bind' : undefined);
     if (otherVersion) {
       this.unknownCall(call, nameNode, spec.qualname, otherVersion);
       return;
