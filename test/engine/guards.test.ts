@@ -511,10 +511,17 @@ describe('code that may not run on the installed version', () => {
       '        start(config, 1)', // 15
       '    except Exception:', // 16
       '        return start(config)', // 17 error handling after a longer block: checked
+      'def d(config):', // 18
+      '    try:', // 19
+      '        start(config, 1)', // 20
+      '    except TypeError:', // 21
+      '        def later():', // 22
+      '            return start(config)', // 23 runs when called, not as the fallback: checked
+      '        return later', // 24
       '',
     ].join('\n');
     const r = engine.check(user, 'user.py');
-    assert.deepEqual(lines(r), ['11:missing-argument', '17:missing-argument']);
+    assert.deepEqual(lines(r), ['11:missing-argument', '17:missing-argument', '23:missing-argument']);
     unknownOn(r, [6], /same call in the try block failed/);
   });
 });
