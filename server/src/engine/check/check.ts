@@ -271,14 +271,14 @@ const QUIET_BASES = new Set(['object', 'abc.ABC', 'typing.Generic']);
 /** What a call that does not bind raises: TypeError, or a pydantic ValidationError (a ValueError) for a model. */
 const HANDLES_TYPE_ERROR = /^(TypeError|ValidationError)$/;
 
+/** Words without which no condition of a file tests a signature (see `SIGNATURE_TEST`). */
+const SIGNATURE_WORDS = /\b(signature|getfullargspec|getargspec|co_varnames|__dataclass_fields__|model_fields|__fields__)\b|\bfields\s*\(/;
+
 /**
  * A condition that reads a signature, or the fields a class's constructor takes:
  * `inspect.signature(f).parameters`, `getfullargspec(f).args`, `f.__code__.co_varnames`,
  * `C.__dataclass_fields__`, `dataclasses.fields(C)`, `C.model_fields`.
  */
-/** Words without which no condition of a file tests a signature (see `SIGNATURE_TEST`). */
-const SIGNATURE_WORDS = /\b(signature|getfullargspec|getargspec|co_varnames|__dataclass_fields__|model_fields|__fields__)\b|\bfields\s*\(/;
-
 const SIGNATURE_TEST = /\b(signature|getfullargspec|getargspec|fields)\s*\(|\bco_varnames\b|\b__dataclass_fields__\b|\bmodel_fields\b|\.__fields__\b/;
 /** A test that expects one of these from its body expects a call there not to bind. */
 const EXPECTS_BINDING_ERROR = /^(TypeError|ValidationError|ValueError|Exception|BaseException)$/;
