@@ -471,10 +471,22 @@ describe('code that may not run on the installed version', () => {
       '    if "x" not in inspect.signature(other.fn).parameters:', // 32
       '        return None', // 33
       '    start(config)', // 34 a choice it cannot evaluate does not
+      'def g(config, ready):', // 35
+      '    if ready and "block_size" in inspect.signature(start).parameters:', // 36
+      '        start(config, 16, 17)', // 37 may run: too many
+      '    else:', // 38
+      '        start(config)', // 39 may run too (when not ready)
+      '    if ready or "block_size" in inspect.signature(start).parameters:', // 40
+      '        start(config, 16)', // 41 runs
+      '    else:', // 42
+      '        start(config, 16, 17)', // 43 never runs
+      '    if ready and "size" in inspect.signature(start).parameters:', // 44
+      '        start(config)', // 45 never runs
       '',
     ].join('\n');
     const r = engine.check(user, 'user.py');
-    assert.deepEqual(lines(r), ['13:too-many-positional', '23:missing-argument', '28:too-many-positional', '31:missing-argument']);
+    assert.deepEqual(lines(r), ['13:too-many-positional', '23:missing-argument', '28:too-many-positional', '31:missing-argument', '37:too-many-positional', '39:missing-argument']);
+    unknownOn(r, [43, 45], /another version/);
     unknownOn(r, [34], /early return on a test of a signature that the engine cannot evaluate/);
     // the fields a constructor takes, read off the class
     // a `parameters` attribute of anything else is no signature

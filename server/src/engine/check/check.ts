@@ -1448,6 +1448,21 @@ class FileCheck {
       } else break;
     }
     const speaks = SIGNATURE_TEST.test(cond.text);
+    if (t.type === 'boolean_operator') {
+      // `ready and "tags" in sig.parameters`: decided when a test of a signature decides it
+      const left = t.childForFieldName('left');
+      const right = t.childForFieldName('right');
+      const op = left && right ? t.text.slice(left.endIndex - t.startIndex, right.startIndex - t.startIndex).trim() : '';
+      if (!left || !right || (op !== 'and' && op !== 'or')) return speaks ? 'unknown' : undefined;
+      const vs = [this.signatureTest(left, scope), this.signatureTest(right, scope)];
+      const decides = op === 'and' ? false : true;
+      let v: boolean | 'unknown' | undefined;
+      if (vs.includes(decides)) v = decides;
+      else if (vs.includes('unknown')) v = 'unknown';
+      else if (vs.every((x) => x === !decides)) v = !decides;
+      else v = undefined; // the other operand decides, as in any condition
+      return typeof v === 'boolean' ? v !== negate : v;
+    }
     if (t.type === 'identifier') {
       // a name bound once to such a test (`has_block_size = "block_size" in sig.parameters`)
       const b = this.boundOnce(t.text, scope);
