@@ -169,6 +169,30 @@ describe('receivers', () => {
     }
   });
 
+  it('an attribute the target declares of a builtin class, and assigns values the engine cannot follow, is of that class: calls on it are not counted', async () => {
+    const lib = tempTree({
+      'olib/__init__.py': '',
+      'olib/req.py': [
+        'class Request:',
+        '    def __init__(self, args, runner):',
+        '        self.params: dict[str, int] | None = None',
+        '        self.params = args.get("params")',
+        '        self.runner = None',
+        '        self.runner = runner.pick()',
+        '',
+      ].join('\n'),
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const text = ['from olib.req import Request', 'def f(r: Request):', '    r.params.get("y")', '    r.runner.go(1)', ''].join('\n');
+      const untraced = engine.check(text, 'user.py').calls.filter((c) => c.status === 'untraced').map((c) => `${c.range.start.line + 1}:${c.callee}`);
+      // the runner, assigned without a declaration, may be anything, the library's own objects too
+      assert.deepEqual(untraced, ['4:r.runner.go']);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it("a user file inside the user's folders resolves its relative imports", async () => {
     const proj = tempTree({
       'src/myapp/__init__.py': '',

@@ -524,6 +524,9 @@ export class Receivers {
       if (cv && !hasField(c.cls, attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
     }
     if (results.length === 0) results.push(...loose);
+    // a declaration of a builtin class (`self.params: dict[str, Any] | None = None`) says more
+    // than values the engine cannot follow (`self.params = args.get("params")`)
+    else if (loose.length > 0 && loose.every((v) => v.kind === 'external' && v.qualname.startsWith('builtins.')) && !results.some((v) => v.kind !== 'unknown')) results.splice(0, results.length, ...loose);
     // only None is ever assigned: nothing is known of the class a call on it would need
     if (results.length === 0) return unknown(`only None is assigned to ${attr}`);
     // the attribute is assigned: a name missing further along what is assigned to it
