@@ -489,6 +489,12 @@ describe('code that may not run on the installed version', () => {
     unknownOn(r, [43, 45], /another version/);
     unknownOn(r, [34], /early return on a test of a signature that the engine cannot evaluate/);
     // the fields a constructor takes, read off the class
+    // the `__init__` a dataclass is given: its fields
+    const dc = await Engine.open({ targets: [tempTree({ 'dlib/__init__.py': '', 'dlib/opts.py': ['from dataclasses import dataclass', '@dataclass', 'class Opts:', '    size: int', '    block_size: int = 16', ''].join('\n') })] });
+    const made = ['import inspect', 'from dlib.opts import Opts', 'def f():', '    if "block_size" in inspect.signature(Opts.__init__).parameters:', '        return Opts(1, block_size=2, extra=3)', '    return Opts()', ''].join('\n');
+    const rd = dc.check(made, 'user.py');
+    assert.deepEqual(lines(rd), ['5:unexpected-keyword']);
+    unknownOn(rd, [6], /another version/);
     // a `parameters` attribute of anything else is no signature
     const other = ['from lib.engine import start', 'def f(model):', '    if model.parameters and len(model.parameters) > 0:', '        start(model)', ''].join('\n');
     assert.deepEqual(lines(engine.check(other, 'user.py')), ['4:missing-argument']);

@@ -1527,7 +1527,11 @@ class FileCheck {
     if (attr === 'parameters' ? !/^(inspect\.)?signature$/.test(fn) : !/^(inspect\.)?getfullargspec$/.test(fn)) return undefined;
     const args = obj.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment') ?? [];
     if (args.length !== 1 || args[0].type === 'keyword_argument' || args[0].type === 'list_splat' || args[0].type === 'dictionary_splat') return 'unknown';
-    const v = this.valueOfExpr(args[0], objScope);
+    // `C.__init__` of a class whose `__init__` the engine builds (a dataclass's): the constructor's
+    const direct = this.valueOfExpr(args[0], objScope);
+    const init = direct?.kind !== 'function' && args[0].type === 'attribute' && args[0].childForFieldName('attribute')?.text === '__init__' ? args[0].childForFieldName('object') : null;
+    const owner = init ? this.valueOfExpr(init, objScope) : undefined;
+    const v = owner?.kind === 'class' ? owner : direct;
     // a callable from outside the target: no test of the target's versions
     if (v?.kind === 'external') return undefined;
     if (!v || (v.kind !== 'function' && v.kind !== 'class')) return 'unknown';
