@@ -8,7 +8,7 @@ import { type Access, Callables, type CallSpec, type Entry, type Sig, sigText } 
 import { fixInsertArgument, fixRemoveArgument, type ScopeNames } from './fixes';
 import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
-import { GENERATED, type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
+import { type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
@@ -1238,31 +1238,24 @@ class FileCheck {
         if (!c || LEAF_TYPES.has(c.type) || skip?.(c)) continue;
         switch (c.type) {
           case 'try_statement': {
-            // a block of imports that all succeed against the target: its ImportError handlers do
-            // not run there (see `Program.valueOfBindings` for the module's own names)
+            // a block of imports decided against the target (see `Program.valueOfBindings` for the
+            // module's own names)
             const imports = this.opts.moduleName ? undefined : importsOfTry(c, current);
             const outcome = imports ? this.program.importsOutcome(imports) : 'unknown';
-            const handler = (x: Node): boolean => x.type === 'except_clause' && catchesImportError(x);
-            if (outcome === 'fails') {
-              // an import of the block fails against the target: the handlers bind the names they bind
+            if (outcome !== 'unknown') {
+              // the part that runs against the target binds last: the block when its imports
+              // succeed (its ImportError handlers never run), the handlers when one fails; the
+              // other part's bindings of the names it binds are dropped
+              const handler = (x: Node): boolean => x.type === 'except_clause' && catchesImportError(x);
+              // what each walk skips: all but the block, all but the handlers
+              const onlyBlock = (x: Node): boolean => x.type !== 'block';
+              const onlyHandlers = (x: Node): boolean => !handler(x);
               const was = { recording, dropping };
               recording = new Set();
-              walk(c, (x) => !handler(x));
+              walk(c, outcome === 'succeeds' ? onlyBlock : onlyHandlers);
               dropping = new Set([...(was.dropping ?? []), ...recording]);
               recording = was.recording;
-              walk(c, (x) => x.type !== 'block');
-              dropping = was.dropping;
-              walk(c, (x) => x.type === 'block' || handler(x));
-              continue;
-            }
-            if (outcome === 'succeeds') {
-              const was = { recording, dropping };
-              recording = new Set();
-              walk(c, (x) => x.type !== 'block');
-              // the handlers' bindings of the names the block binds never happen
-              dropping = new Set([...(was.dropping ?? []), ...recording]);
-              recording = was.recording;
-              walk(c, (x) => !handler(x));
+              walk(c, outcome === 'succeeds' ? onlyHandlers : onlyBlock);
               dropping = was.dropping;
               walk(c, (x) => x.type === 'block' || handler(x));
               continue;
@@ -2159,15 +2152,9 @@ class FileCheck {
       const prefix = parts.slice(0, i + 1).join('.');
       if (this.program.findModule(prefix)) continue;
       const parent = this.program.findModule(parts.slice(0, i).join('.'));
-      if (!parent || !parent.isPackage || guarded) return false;
-      if (!parent.rel || this.program.isPlaceholderPackage(parent) || GENERATED.test(parts[i]) || availabilityTested(node, prefix) || this.testedModules().some((m) => m === prefix || m.startsWith(`${prefix}.`))) return false;
-      // a compiled extension or a folder the build fills: a source checkout lacks it
-      if (this.program.buildCreated(prefix)) return false;
-      const ps = this.program.summary(parent.name);
-      // The import system looks submodules up through the package's __path__ and sys.modules, never
-      // through its attributes or its module __getattr__. A package that binds the name itself,
-      // writes its namespace or touches __path__ / sys.modules / import hooks is left alone.
-      if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules) return false;
+      if (!parent || guarded || !this.program.absentSubmodule(parent, parts[i])) return false;
+      if (availabilityTested(node, prefix) || this.testedModules().some((m) => m === prefix || m.startsWith(`${prefix}.`))) return false;
+      const ps = this.program.summary(parent.name)!;
       // A last component may be a compiled extension that a bare copy of the source lacks: without
       // build files or install metadata to say, a package that serves names at run time is left
       // alone, unless the baseline had the module as Python source (it was removed, not built).

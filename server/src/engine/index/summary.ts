@@ -1913,6 +1913,8 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
 interface Branch {
   node: Node | null;
   typeCheckingOnly: boolean;
+  /** The `except`/`else`/`finally` clause that holds the block, in a try statement. */
+  clause?: Node;
 }
 
 /** The blocks of an if/try/with/for statement. */
@@ -1932,7 +1934,7 @@ function branchBlocks(s: Node): Branch[] {
       if (c.type === 'block') out.push({ node: c, typeCheckingOnly: false });
       else if (['except_clause', 'except_group_clause', 'else_clause', 'finally_clause'].includes(c.type)) {
         const blk = c.namedChildren.find((x) => x?.type === 'block') ?? null;
-        out.push({ node: blk, typeCheckingOnly: false });
+        out.push({ node: blk, typeCheckingOnly: false, clause: c });
       }
     }
   } else if (s.type === 'with_statement' || s.type === 'for_statement' || s.type === 'while_statement') {
@@ -2215,17 +2217,14 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
             for (const n of names) bind(n, { kind: 'opaque', conditional: false, line });
           }
         }
+        // a try block of imports and its ImportError handlers bind one or the other
         const plan = s.type === 'try_statement' ? importTry(s, ctx) : undefined;
-        if (plan) {
-          // the statements of the block and of its ImportError handlers bind one or the other
-          for (const c of s.namedChildren) {
-            if (c?.type === 'block') walk(statements(c), true, typeChecking, false, { ...plan, role: 'attempt' });
-            else if (c && ['except_clause', 'except_group_clause', 'else_clause', 'finally_clause'].includes(c.type)) {
-              const blk = c.namedChildren.find((x) => x?.type === 'block') ?? null;
-              walk(statements(blk), true, typeChecking, false, c.type === 'except_clause' && catchesImportError(c) ? { ...plan, role: 'fallback' } : undefined);
-            }
-          }
-        } else for (const b of branchBlocks(s)) walk(statements(b.node), true, typeChecking || b.typeCheckingOnly);
+        const attempt: ImportTry | undefined = plan && { ...plan, role: 'attempt' };
+        const fallback: ImportTry | undefined = plan && { ...plan, role: 'fallback' };
+        for (const b of branchBlocks(s)) {
+          const mark = !b.clause ? attempt : b.clause.type === 'except_clause' && catchesImportError(b.clause) ? fallback : undefined;
+          walk(statements(b.node), true, typeChecking || b.typeCheckingOnly, false, mark);
+        }
       }
     }
   };

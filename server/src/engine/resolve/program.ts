@@ -1045,6 +1045,20 @@ export class Program {
     return 'succeeds';
   }
 
+  /**
+   * Whether submodule `part` of the package `parent`, which the target lacks, is certainly absent
+   * where the package is installed: the package is a regular one (source, not a placeholder the
+   * build fills), the build creates no such module (a compiled extension, a generated one), and
+   * the package neither binds the name itself nor writes its namespace or touches `__path__`,
+   * `sys.modules` or import hooks (the import system looks submodules up through those, never
+   * through the package's attributes or its module `__getattr__`).
+   */
+  absentSubmodule(parent: ModuleFile, part: string): boolean {
+    if (!parent.isPackage || !parent.rel || this.isPlaceholderPackage(parent) || GENERATED.test(part) || this.buildCreated(`${parent.name}.${part}`)) return false;
+    const ps = this.summary(parent.name);
+    return !!ps && !ps.bindings.has(part) && !ps.dynamic && !ps.registersModules;
+  }
+
   /** Whether `import module` succeeds against the target (see `checkModulePath` for the same rules as findings). */
   private moduleOutcome(module: string): 'succeeds' | 'fails' | 'unknown' {
     if (this.target.findModule(module)) return 'succeeds';
@@ -1053,9 +1067,8 @@ export class Program {
       const prefix = parts.slice(0, i + 1).join('.');
       if (this.target.findModule(prefix)) continue;
       const parent = this.target.findModule(parts.slice(0, i).join('.'));
-      if (!parent || !parent.isPackage || !parent.rel || this.isPlaceholderPackage(parent) || GENERATED.test(parts[i]) || this.buildCreated(prefix)) return 'unknown';
-      const ps = this.summary(parent.name);
-      if (!ps || ps.bindings.has(parts[i]) || ps.dynamic || ps.registersModules) return 'unknown';
+      if (!parent || !this.absentSubmodule(parent, parts[i])) return 'unknown';
+      const ps = this.summary(parent.name)!;
       if ((ps.getattr.kind !== 'none' || ps.starImports.length > 0) && !this.knowsBuildProducts(parts[0])) return 'unknown';
       return 'fails';
     }
