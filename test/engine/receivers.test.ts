@@ -9,6 +9,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
+import { PROJECT_PENDING } from '../../server/src/engine/check/check';
 import { brief, checkAgainst, FIXTURES, tempTree } from '../helpers';
 
 const DIR = path.join(FIXTURES, 'receivers');
@@ -231,6 +232,35 @@ describe('receivers', () => {
     assert.match(statusOf(), /^unknown: Sub\._prepare_inputs overrides it/);
     engine.setProjectFiles([{ file: '/proj/sub.py' }]);
     assert.equal(statusOf(), 'checked');
+  });
+
+  it("an editor's file is checked again after the project's files are read only where another file changed what it sees", async () => {
+    const engine = await Engine.open({ targets: [path.join(DIR, 'v2')], incremental: true });
+    const base = ['from rlib.runner import ModelRunner', '', '', 'class Base(ModelRunner):', '    def step(self, out):', '        self._prepare_inputs(out)', '', '    def other(self):', '        return 1', ''].join('\n');
+    const file = '/proj/base.py';
+    const view = engine.projectViewOf(file);
+    engine.projectPending = true;
+    const pending = engine.check(base, file);
+    assert.equal(pending.calls.find((c) => c.range.start.line === 5)?.unknownReason, PROJECT_PENDING);
+    // the project's files are read: only the file itself, as it is on disk
+    engine.setProjectFiles([{ file, text: base }]);
+    engine.projectPending = false;
+    assert.equal(engine.projectViewOf(file), view);
+    // the statement that waited is checked again, the rest is reused
+    const after = engine.check(base, file);
+    const call = after.calls.find((c) => c.range.start.line === 5);
+    assert.ok(call && call.status === undefined && call.unknownReason === undefined, 'the call that waited is checked');
+    assert.ok((after.reused ?? 0) > 0, 'statements that did not wait are reused');
+    assert.ok((after.timing?.unitsChecked ?? 0) > 0, 'the statement that waited is checked again');
+    assert.deepEqual(after.findings, (await Engine.open({ targets: [path.join(DIR, 'v2')] })).check(base, file).findings);
+    // another file's classes change what it sees: nothing is reused
+    engine.setProjectFiles([{ file: '/proj/sub.py', text: ['from base import Base', '', '', 'class Sub(Base):', '    def _prepare_inputs(self, out):', '        return out', ''].join('\n') }]);
+    assert.notEqual(engine.projectViewOf(file), view);
+    assert.equal(engine.check(base, file).reused ?? 0, 0);
+    // a change of the file itself on disk does not
+    const seen = engine.projectViewOf(file);
+    engine.setProjectFiles([{ file, text: base.replace('return 1', 'return 2') }]);
+    assert.equal(engine.projectViewOf(file), seen);
   });
 
   it('a user module never shadows a target module of the same name', async () => {

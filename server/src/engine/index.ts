@@ -238,8 +238,10 @@ export class Engine {
       const projectPending = this.projectPending || undefined;
       // results that looked at the project's classes are as old as those classes
       const versionOnly = importContext && this.projectVersionOnly.has(importContext.name) ? `the project imports ${importContext.name} only under version tests: it is written for one version` : undefined;
-      const project = `${this.projectEpoch}:${this.projectPending}:${versionOnly ?? ''}`;
-      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending, projectPatched: this.projectPatched, targetSets: (n) => this.targetPatched().has(n), versionOnly });
+      // (a check while they are still being read leaves what depends on the rest unknown, and
+      // keeps no statement result that did: see PROJECT_PENDING)
+      const project = `${this.projectViewOf(file)}:${this.pendingGeneration}:${versionOnly ?? ''}`;
+      const result = yield* this.checker.checkTreeSteps(tree, checked, { ...opts, crossVersion: this.crossVersion, memo: this.incremental ? memos.target : undefined, context: `${context}\n${project}`, summaryMemo, projectClasses, projectPending, projectPatched: this.patchedBesides(file), targetSets: (n) => this.targetPatched().has(n), versionOnly });
       if (this.baseline) {
         const base = yield* this.baseline.checker.checkTreeSteps(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending, versionOnly });
         baseResult?.({ ...base, findings: [...base.findings], calls: [...base.calls] });
@@ -294,6 +296,7 @@ export class Engine {
     this.projectClasses = read.classes;
     this.projectPatched = new Set(read.patched);
     this.projectVersionOnly = new Set(read.versionOnly ?? []);
+    this.noteProjectChange('');
   }
 
   /** The project's modules written for one version (see `versionOnlyModules`). */
@@ -352,11 +355,57 @@ export class Engine {
   private projectPatched = new Set<string>();
   /** Grows when the project's classes change in a way dispatch can see. */
   private projectEpoch = 0;
+  /** The last two changes of the project's files by different files (newest first): see `projectViewOf`. */
+  private projectChanges: Array<{ epoch: number; file: string }> = [];
+
+  /**
+   * What the check of `file` sees of the project's files, as a key: it changes when another file
+   * changes what dispatch or patching read, not when `file` itself does (its own classes and
+   * patched names are read from the text being checked, never from the copy on disk). Results
+   * of `file` checked under one key hold under the same key.
+   */
+  projectViewOf(file: string): string {
+    const [last, before] = this.projectChanges;
+    const other = last?.file === file ? before : last;
+    return String(other?.epoch ?? 0);
+  }
+
+  private patchedSeen?: { file: string; epoch: number; names: ReadonlySet<string> };
+
+  /** The names the project's files other than `file` patch onto objects. */
+  private patchedBesides(file: string): ReadonlySet<string> {
+    const own = this.projectFiles.get(file);
+    if (!own || own.patched.length === 0) return this.projectPatched;
+    if (this.patchedSeen?.file === file && this.patchedSeen.epoch === this.projectEpoch) return this.patchedSeen.names;
+    const names = new Set<string>();
+    for (const [f, entry] of this.projectFiles) if (f !== file) for (const n of entry.patched) names.add(n);
+    this.patchedSeen = { file, epoch: this.projectEpoch, names };
+    return names;
+  }
+
+  private noteProjectChange(file: string): void {
+    this.projectEpoch++;
+    const rest = this.projectChanges.filter((c) => c.file !== file);
+    this.projectChanges = [{ epoch: this.projectEpoch, file }, ...rest.slice(0, 1)];
+  }
   /**
    * Set while the project's files are still being read (the editor reads the workspace after
    * opening): calls whose result depends on overrides in other files are left unknown meanwhile.
    */
-  projectPending = false;
+  get projectPending(): boolean {
+    return this.pending;
+  }
+
+  set projectPending(on: boolean) {
+    // a check while the files are read keeps the results that did not wait for them, for after
+    // (see `checkSteps`): a new reading starts a new generation, as the results kept before it
+    // did not leave calls open for it
+    if (on && !this.pending) this.pendingGeneration++;
+    this.pending = on;
+  }
+
+  private pending = false;
+  private pendingGeneration = 0;
 
   /**
    * The files of a project checked together (a command-line run): their classes are read first,
@@ -402,6 +451,7 @@ export class Engine {
       if (text === undefined || (classes.length === 0 && patched.length === 0 && sites.length === 0)) {
         if (before) {
           this.projectFiles.delete(file);
+          this.noteProjectChange(file);
           changed = true;
         }
         continue;
@@ -409,10 +459,10 @@ export class Engine {
       const shape = JSON.stringify([classes.map(({ cls }) => [cls.qualname, cls.bases, cls.keywords, cls.decorators, [...cls.members], cls.fields, [...cls.attrAssigns], [...cls.instanceAttrs]]), patched, at?.name, sites]);
       if (before?.shape === shape) continue;
       this.projectFiles.set(file, { classes, shape, patched, module: at?.name, sites });
+      this.noteProjectChange(file);
       changed = true;
     }
     if (!changed) return false;
-    this.projectEpoch++;
     this.projectClasses = [...this.projectFiles.values()].flatMap((f) => f.classes);
     this.projectPatched = new Set([...this.projectFiles.values()].flatMap((f) => f.patched));
     this.projectVersionOnly = versionOnlyModules([...this.projectFiles.values()].flatMap((f) => (f.module ? [{ module: f.module, sites: f.sites }] : [])));

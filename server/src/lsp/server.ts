@@ -127,6 +127,8 @@ interface DocState {
   result: CheckResult;
   /** The diagnostic of each finding, in the same order. */
   diagnostics: Diagnostic[];
+  /** What the check saw of the project's other files (see `Engine.projectViewOf`). */
+  projectView: string;
 }
 
 /** The diagnostics of a check, each with the baseline's definition of its call where known. */
@@ -542,9 +544,10 @@ function schedule(doc: TextDocument, delay?: number): void {
     const since = now - (editArrivedAt.get(uri) ?? -Infinity);
     editArrivedAt.set(uri, now);
     const expected = checkMs.get(uri) ?? Infinity;
-    // an edit that arrives while the document is being checked (and cancels that check) is one
-    // of a burst: the next check waits for a pause too
-    const burst = active?.uri === uri;
+    // an edit that arrives while an edit of the document is being checked (and cancels that
+    // check) is one of a burst: the next check waits for a pause too (a check of a version
+    // already checked, as after the project's files were read, is no edit)
+    const burst = active?.uri === uri && active.version !== checkedVersion.get(uri);
     delay = !burst && (expected <= FAST_CHECK_MS || since >= expected) ? 0 : DEBOUNCE_MS;
   }
   // edits that arrived together are still checked once: the timer runs after the pending messages
@@ -567,7 +570,10 @@ function schedule(doc: TextDocument, delay?: number): void {
  * between the units of a file, so that hovers and other requests are answered during a long one;
  * a newer version of its document, a target change or new settings cancel it at its next pause.
  */
-let active: { uri: string; cancelled: boolean; done: Promise<void> } | undefined;
+let active: { uri: string; version: number; cancelled: boolean; done: Promise<void> } | undefined;
+
+/** The version of each document whose check was last published. */
+const checkedVersion = new Map<string, number>();
 
 function cancelActiveCheck(): void {
   if (active) active.cancelled = true;
@@ -591,14 +597,16 @@ async function validate(uri: string, version: number): Promise<void> {
   results.delete(uri);
   const started = performance.now();
   let finished!: () => void;
-  const me = { uri, cancelled: false, done: new Promise<void>((resolve) => (finished = resolve)) };
+  const me = { uri, version, cancelled: false, done: new Promise<void>((resolve) => (finished = resolve)) };
   active = me;
   let result: CheckResult;
+  let projectView = '';
   try {
     const text = doc.getText();
     // a hook for the fault-isolation tests: documents holding this marker make the check throw
     if (TEST_FAIL_ON && text.includes(TEST_FAIL_ON)) throw new Error('failure requested by APIDRIFT_TEST_FAIL_ON');
     traceLog(`checking ${shown(uriToPath(uri))} v${version}`);
+    projectView = current.projectViewOf(uriToPath(uri));
     result = await current.checkAsync(text, uriToPath(uri), () => me.cancelled || documents.get(uri)?.version !== version, CHECK_SLICE_MS);
   } catch (e) {
     if ((e as Error).name === 'CancelledError' || (e as Error).message === 'check cancelled') return;
@@ -623,7 +631,8 @@ async function validate(uri: string, version: number): Promise<void> {
   const file = uriToPath(uri);
   result = { ...result, findings: applyConfig(result.findings, configFor(file), file) };
   const diagnostics = diagnosticsOf(result);
-  results.set(uri, { version, result, diagnostics });
+  results.set(uri, { version, result, diagnostics, projectView });
+  checkedVersion.set(uri, version);
   noteImports(uri, doc.getText());
   checkedAgain(uri);
   if (current.cache) saveCacheSoon();
@@ -893,6 +902,7 @@ documents.onDidClose((e) => {
   timers.delete(e.document.uri);
   results.delete(e.document.uri);
   checkMs.delete(e.document.uri);
+  checkedVersion.delete(e.document.uri);
   noteImports(e.document.uri, undefined);
   editArrivedAt.delete(e.document.uri);
   engine?.forget(uriToPath(e.document.uri));
@@ -1250,11 +1260,14 @@ async function loadProjectFiles(e: Engine): Promise<void> {
     e.projectPending = false;
   }
   if (!isCurrentEngine(e)) return;
-  // checked again: documents whose results may change (classes were found, or a call waited for them)
+  // checked again: documents whose results may change (another file's classes or patched names
+  // were read, or a call waited for them); a document whose check is under way or due is checked
+  // again too, as it may have started while the files were still being read
   for (const doc of documents.all()) {
     if (engineFor(doc.uri) !== e) continue;
-    const waited = results.get(doc.uri)?.result.calls.some((c) => c.unknownReason === PROJECT_PENDING);
-    if (changed || waited) schedule(doc, 0);
+    const state = results.get(doc.uri);
+    const waited = !state || state.result.calls.some((c) => c.unknownReason === PROJECT_PENDING);
+    if (waited || (changed && state.projectView !== e.projectViewOf(uriToPath(doc.uri)))) schedule(doc, 0);
   }
 }
 

@@ -968,7 +968,8 @@ class FileCheck {
     const lineFree = !this.pointsIntoFile(result);
     const deps: Array<[string, string]> = [...names.closure(words, first, last)].map((n) => [n, fp(n, lineFree)]);
     const namesAt = this.namesAt.length ? [...new Set(this.namesAt)].map((r): [number, string] => [r - startRow, this.moduleNamesAt(r).join(',')]) : undefined;
-    memo.store(key, { shape, deps, lineFree, namesAt, valid: { state, row: startRow }, result: moveResult(result, -startRow) });
+    // a result that waited for the project's other files is not kept: it is checked again once they are read
+    if (!(this.opts.projectPending && result.calls.some((c) => c.unknownReason === PROJECT_PENDING))) memo.store(key, { shape, deps, lineFree, namesAt, valid: { state, row: startRow }, result: moveResult(result, -startRow) });
   }
 
   private timed(visit: () => void): void {
@@ -2683,8 +2684,9 @@ class FileCheck {
       // each class the receiver may hold must bind the call the same way
       const keys = new Set(results.map((r) => outcomeKey([r])));
       // ... or none may bind it at all: whichever it holds, the call raises TypeError
-      if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !this.otherVersion(call) && !this.boundForOneVersion(fn, scope) && !guardedBy(call, HANDLES_TYPE_ERROR) && !this.opts.projectPending) {
-        this.noneBinds(call, nameNode, spec, results);
+      if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !this.otherVersion(call) && !this.boundForOneVersion(fn, scope) && !guardedBy(call, HANDLES_TYPE_ERROR)) {
+        if (this.opts.projectPending) this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
+        else this.noneBinds(call, nameNode, spec, results);
         return;
       }
       if (keys.size > 1) {
