@@ -388,6 +388,7 @@ export class Engine {
     const rest = this.projectChanges.filter((c) => c.file !== file);
     this.projectChanges = [{ epoch: this.projectEpoch, file }, ...rest.slice(0, 1)];
   }
+
   /**
    * Set while the project's files are still being read (the editor reads the workspace after
    * opening): calls whose result depends on overrides in other files are left unknown meanwhile.
