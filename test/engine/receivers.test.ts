@@ -194,6 +194,45 @@ describe('receivers', () => {
     }
   });
 
+  it("a plain class's annotation that names a class the engine cannot see says less than what the MRO assigns; a dataclass's field does not", async () => {
+    const lib = tempTree({
+      'elib/__init__.py': '',
+      'elib/engine.py': ['class Engine:', '    def generate(self, prompt, params=None):', '        return prompt', '', '    @classmethod', '    def build(cls, args) -> "Engine":', '        return cls()', ''].join('\n'),
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const user = (decorator: string): string =>
+        [
+          'from dataclasses import dataclass',
+          'from typing import Union',
+          'from elib.engine import Engine',
+          'from elsewhere import Model',
+          '',
+          decorator,
+          'class Base:',
+          '    model: Union["Model", "Engine"]',
+          '',
+          'class Runner(Base):',
+          '    def __init__(self, args):',
+          '        self.model = Engine.build(args)',
+          '',
+          '    def go(self):',
+          '        return self.model.generate("p", bogus=1)',
+          '',
+        ].join('\n');
+      const at = (text: string): string[] => engine.check(text, 'user.py').calls.filter((c) => c.range.start.line === 14).map((c) => `${c.status ?? 'checked'}:${c.callee}`);
+      // every assignment along Runner's MRO builds an Engine: the union only declares the attribute
+      const plain = engine.check(user('# a plain class'), 'user.py');
+      assert.deepEqual(plain.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['15:unexpected-keyword']);
+      // a dataclass's constructor may store a Model there
+      const fields = engine.check(user('@dataclass'), 'user.py');
+      assert.deepEqual(fields.findings, []);
+      assert.notDeepEqual(at(user('@dataclass')), at(user('# a plain class')));
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it("a user file inside the user's folders resolves its relative imports", async () => {
     const proj = tempTree({
       'src/myapp/__init__.py': '',

@@ -519,7 +519,15 @@ export class Receivers {
         if (d.startsWith('decl:') && v.kind !== 'instance') loose.push(v);
         else results.push(v);
       }
-      for (const f of c.cls.fields) if (f.name === attr && givesAttribute(f)) results.push(this.annotatedIn(f.annotation, c.cls, c.summary, inst));
+      for (const f of c.cls.fields) {
+        if (f.name !== attr || !givesAttribute(f)) continue;
+        const v = this.annotatedIn(f.annotation, c.cls, c.summary, inst);
+        // in the body of a plain class (no base or decorator makes its annotations constructor
+        // fields), `x: A | B` with no value only declares the attribute: one that names no class
+        // the engine sees says less than what the MRO assigns, as such a declaration in a method does
+        if (f.value === undefined && v.kind !== 'instance' && !isInstanceUnion(v) && !opaque && this.plainClasses(classes)) loose.push(v);
+        else results.push(v);
+      }
       const cv = c.cls.members.get(attr);
       if (cv && !hasField(c.cls, attr) && !cv.every((b) => b.kind === 'value' && b.expr.kind === 'const' && b.expr.text === 'None')) results.push(unknown(`${c.cls.name}.${attr} is also a class attribute`));
     }
@@ -597,6 +605,11 @@ export class Receivers {
       }
     }
     return undefined;
+  }
+
+  /** Whether no class of an MRO has a decorator that makes its annotations constructor fields (a dataclass, attrs, pydantic's). */
+  private plainClasses(classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>): boolean {
+    return classes.every((c) => c.cls.decorators.every((d) => this.callables.classDecorator(d, c.summary).kind !== 'dataclass'));
   }
 
   /** Annotated class-level fields (dataclasses, pydantic, msgspec, NamedTuple, plain annotations). */
