@@ -233,6 +233,76 @@ describe('receivers', () => {
     }
   });
 
+  it('what a method returns when it says it returns its own class is of that class or a subclass, not a look-alike of the user; a parameter so annotated may hold one', async () => {
+    const lib = tempTree({
+      'flib/__init__.py': '',
+      'flib/engine.py': ['class Engine:', '    def generate(self, prompt, params=None):', '        return prompt', '', '    @classmethod', '    def create(cls, args) -> "Engine":', '        return cls()', ''].join('\n'),
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const text = [
+        'from flib.engine import Engine',
+        '',
+        'class Server:',
+        '    def generate(self, a, b, c, bogus):',
+        '        return a',
+        '',
+        'def run(args):',
+        '    e = Engine.create(args)',
+        '    e.generate("p", bogus=1)',
+        '',
+        'def serve(e: Engine):',
+        '    e.generate("p", bogus=1)',
+        '',
+      ].join('\n');
+      const r = engine.check(text, 'user.py');
+      // Engine.create builds an Engine (or an instance of a subclass): Server's generate is no concern
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['9:unexpected-keyword']);
+      // a parameter's annotation is not enforced: a Server may be passed, whose generate takes `bogus`
+      const serve = r.calls.find((c) => c.range.start.line === 11);
+      assert.equal(serve?.status, 'unknown');
+      assert.match(serve?.unknownReason ?? '', /Server/);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
+  it("under a class decorator the engine cannot see into, what the class's methods store on the instance is followed; its methods and fields are not", async () => {
+    const lib = tempTree({
+      'glib/__init__.py': '',
+      'glib/engine.py': ['class Engine:', '    def generate(self, prompt, params=None):', '        return prompt', '', '', 'class Worker:', '    def step(self, n):', '        return n', ''].join('\n'),
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const text = [
+        'from elsewhere import remote',
+        'from glib.engine import Engine, Worker',
+        '',
+        '@remote',
+        'class Actor(Worker):',
+        '    cached: Engine',
+        '',
+        '    def __init__(self):',
+        '        self.engine = Engine()',
+        '        self.cached = Engine()',
+        '',
+        '    def go(self):',
+        '        self.engine.generate("p", bogus=1)',
+        '        self.cached.generate("p", bogus=1)',
+        '        self.step(1, 2)',
+        '',
+      ].join('\n');
+      const r = engine.check(text, 'user.py');
+      // the decorator may put another class in Actor's place, which may wrap `step` or make
+      // `cached` a field it converts; `self.engine` is what __init__ stores there
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['13:unexpected-keyword']);
+      const undecorated = engine.check(text.replace('@remote\n', ''), 'user.py');
+      assert.deepEqual(undecorated.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), ['12:unexpected-keyword', '13:unexpected-keyword', '14:too-many-positional']);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it("a user file inside the user's folders resolves its relative imports", async () => {
     const proj = tempTree({
       'src/myapp/__init__.py': '',

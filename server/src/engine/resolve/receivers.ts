@@ -261,7 +261,12 @@ export class Receivers {
       const fn = callee.fn;
       if (!fn.returns) return unknown(`${fn.name}() has no return annotation`);
       if (fn.decorators.length > 0 && !this.transparentDecorators(fn, callee.summary)) return unknown(`${fn.name}() is decorated`);
-      return this.annotated(fn.returns, callee.summary, callee.owner);
+      const v = this.annotated(fn.returns, callee.summary, callee.owner);
+      // a method that says it returns an instance of its own class (`from_config(cls, ...) ->
+      // "Engine"`, an alternative constructor) hands back one its class built: of that class or of
+      // a subclass, never an object of another class that only has the same methods
+      if (v.kind === 'instance' && callee.owner && (v.cls === callee.owner || (v.cls.qualname === callee.owner.qualname && v.cls.line === callee.owner.line))) return { ...v, registry: true };
+      return v;
     }
     if (callee.kind === 'anyOf') {
       const rs = callee.values.map((v) => this.callResult(v));
@@ -364,23 +369,36 @@ export class Receivers {
    * hands the class back (maybe after writing some attributes on it) changes those attributes only.
    */
   decoratorChanges(cls: ClassInfo, summary: ModuleSummary, attr: string): string | undefined {
+    return this.decoratorChange(cls, summary, attr)?.reason;
+  }
+
+  /** As `decoratorChanges`, saying whether the decorator is one the engine cannot see into (`unseen`) or one seen to set the name. */
+  private decoratorChange(cls: ClassInfo, summary: ModuleSummary, attr: string): { reason: string; unseen: boolean } | undefined {
     for (const d of cls.decorators) {
       const eff = this.decoratorEffect(d, summary);
       if (!eff) {
         const k = this.callables.classDecorator(d, summary);
-        if (k.kind === 'unknown') return `${cls.name} is decorated: ${k.reason}`;
-      } else if (eff.patched.has(attr) || eff.patched.has('*')) return `the decorator of ${cls.name} sets its ${attr}`;
+        if (k.kind === 'unknown') return { reason: `${cls.name} is decorated: ${k.reason}`, unseen: true };
+      } else if (eff.patched.has(attr) || eff.patched.has('*')) return { reason: `the decorator of ${cls.name} sets its ${attr}`, unseen: false };
     }
     return undefined;
   }
 
-  private walkMro(cls: ClassInfo, summary: ModuleSummary, attr: string, instance: boolean): Unknown | { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; opaque?: string; seenBeforeOpaque: number } {
+  /**
+   * The classes of an MRO the engine sees, for looking up `attr`. For an instance's attribute, a
+   * class decorator the engine cannot see into is taken as a class that may take the decorated
+   * class's place, as a base the engine cannot see that comes right before it (`decorated` says
+   * why): it may define or wrap anything, but what the class's own methods store on the instance is
+   * still what they store (see `member`).
+   */
+  private walkMro(cls: ClassInfo, summary: ModuleSummary, attr: string, instance: boolean): Unknown | { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; opaque?: string; seenBeforeOpaque: number; decorated?: string } {
     const mro = this.callables.mro(cls, summary);
     if (!mro) return unknown(`the MRO of ${cls.name} cannot be worked out`);
     const classes: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
     let opaque: string | undefined;
     /** How many classes the engine sees come before the first base it cannot see into. */
     let seenBeforeOpaque = -1;
+    let decorated: string | undefined;
     for (const e of mro) {
       // an instance of a metaclass is a class: its own MRO comes first (`cls.__new__` in a
       // metaclass's method is the class's __new__, not the metaclass's)
@@ -388,8 +406,13 @@ export class Receivers {
       if (e.kind === 'class') {
         if (instance && e.cls.members.has('__getattribute__')) return unknown(`${e.cls.name} customises attribute access`);
         if (instance && e.cls.instanceAttrs.has('*')) return unknown(`${e.cls.name} sets attributes dynamically`);
-        const changed = this.decoratorChanges(e.cls, e.summary, attr);
-        if (changed) return unknown(changed);
+        const changed = this.decoratorChange(e.cls, e.summary, attr);
+        if (changed && (!instance || !changed.unseen)) return unknown(changed.reason);
+        if (changed) {
+          if (opaque === undefined) seenBeforeOpaque = classes.length;
+          opaque ??= `what the decorator of ${e.cls.name} puts in its place`;
+          decorated ??= changed.reason;
+        }
         classes.push({ cls: e.cls, summary: e.summary });
       } else if (e.kind === 'special' && (TRANSPARENT_BASES.has(e.name) || e.name === 'typing.Protocol')) {
         continue;
@@ -404,7 +427,7 @@ export class Receivers {
         if (e.kind === 'unknown') return unknown(`${cls.name} has ${opaque}`);
       }
     }
-    return { classes, opaque, seenBeforeOpaque };
+    return { classes, opaque, seenBeforeOpaque, decorated };
   }
 
   /**
@@ -474,6 +497,9 @@ export class Receivers {
     const assigned = classes.some((c) => c.cls.attrAssigns.has(attr));
     const ownerAt = classes.findIndex((c) => c.cls.members.has(attr));
     const owner = ownerAt >= 0 ? classes[ownerAt] : undefined;
+    // under a decorator the engine cannot see into, only what the methods assign (no method, class
+    // attribute or field of that name: a decorator may wrap those, or make fields it converts)
+    if (walk.decorated && (!assigned || owner || classes.some((c) => hasField(c.cls, attr)))) return unknown(walk.decorated);
     // a class outside the target that comes first in the MRO may define the name itself
     if (owner && opaque && seenBeforeOpaque >= 0 && seenBeforeOpaque <= ownerAt) return unknown(`${inst.cls.name}.${attr} may come from ${opaque}, which comes first in the MRO`);
     if (!assigned && owner) {
@@ -607,9 +633,9 @@ export class Receivers {
     return undefined;
   }
 
-  /** Whether no class of an MRO has a decorator that makes its annotations constructor fields (a dataclass, attrs, pydantic's). */
+  /** Whether every decorator of the classes of an MRO is seen to hand its class back (none makes its annotations constructor fields, as a dataclass's, attrs' or pydantic's do). */
   private plainClasses(classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>): boolean {
-    return classes.every((c) => c.cls.decorators.every((d) => this.callables.classDecorator(d, c.summary).kind !== 'dataclass'));
+    return classes.every((c) => c.cls.decorators.every((d) => this.decoratorEffect(d, c.summary) !== undefined || this.callables.classDecorator(d, c.summary).kind === 'transparent'));
   }
 
   /** Annotated class-level fields (dataclasses, pydantic, msgspec, NamedTuple, plain annotations). */
