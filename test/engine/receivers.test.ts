@@ -267,6 +267,49 @@ describe('receivers', () => {
     }
   });
 
+  it('a classmethod without a return annotation that returns what cls(...) builds is an alternative constructor; one that may return something else is not', async () => {
+    const lib = tempTree({
+      'hlib/__init__.py': '',
+      'hlib/args.py': [
+        'class Args:',
+        '    def __init__(self, model, dtype="auto"):',
+        '        self.model = model',
+        '',
+        '    @classmethod',
+        '    def from_cli(cls, ns):',
+        '        args = cls(',
+        '            model=ns.model,',
+        '        )',
+        '        return args',
+        '',
+        '    @classmethod',
+        '    def either(cls, ns):',
+        '        return cls(ns.model) or ns',
+        '',
+        '    @classmethod',
+        '    def rebound(cls, ns):',
+        '        args = cls(ns.model)',
+        '        args = ns',
+        '        return args',
+        '',
+        '    def build(self, usage):',
+        '        return usage',
+        '',
+      ].join('\n'),
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const text = ['from hlib.args import Args', '', 'def run(ns):', '    Args.from_cli(ns).build(1, 2)', '    Args.either(ns).build(1, 2)', '    Args.rebound(ns).build(1, 2)', ''].join('\n');
+      const r = engine.check(text, 'user.py');
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
+      const status = (line: number): string | undefined => r.calls.find((c) => c.range.start.line === line - 1 && /build/.test(c.callee))?.status;
+      assert.notEqual(status(5), 'checked');
+      assert.notEqual(status(6), 'checked');
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it("under a class decorator the engine cannot see into, what the class's methods store on the instance is followed; its methods and fields are not", async () => {
     const lib = tempTree({
       'glib/__init__.py': '',

@@ -57,6 +57,8 @@ export interface FunctionInfo {
   newBuildsOwn?: boolean;
   /** The function hands its `**kwargs` on to one call on every path that returns (see `keywordsPassedOn`). */
   passesKeywords?: PassesKeywords;
+  /** A classmethod without a return annotation that returns what its class builds (see `buildsOwnClass`). */
+  buildsCls?: boolean;
 }
 
 /**
@@ -742,6 +744,10 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     // whose own __init__ then runs
     const builds = cls ? new RegExp(`^(super\\(\\s*(\\w+\\s*,\\s*${cls}\\s*)?\\)|object)\\.__new__\\(\\s*${cls}\\s*[,)]`) : undefined;
     if (builds && returns.length > 0 && returns.every((r) => builds.test(r)) && !rebinds(raw, cls!)) info.newBuildsOwn = true;
+  }
+  if (!returns && def.children[0]?.type !== 'async' && decorators.some((d) => d.kind === 'name' && d.name === 'classmethod')) {
+    const p = params[0];
+    if (p && (p.kind === 'normal' || p.kind === 'posonly') && buildsOwnClass(bodyText(def), p.name)) info.buildsCls = true;
   }
   if (!body) return info;
   const stmts = statements(body);
@@ -1788,6 +1794,43 @@ function namesOf(raw: string, name: string, at: number): string[] | undefined {
     if (names && dominated(start, false)) return names;
   }
   return undefined;
+}
+
+/**
+ * An alternative constructor: a classmethod's body (`cls` its first parameter, never rebound, no
+ * `yield`) whose every `return` gives `cls(...)`, alone on its line once the call closes, or a local
+ * bound once, by a statement `name = cls(...)` of its own, and by nothing else (`engine_args =
+ * cls(**kw)`, then `return engine_args`). Its value is an instance of the class it is called on
+ * (a path that falls off the end gives None, on which a method call fails anyway).
+ */
+function buildsOwnClass(raw: string, cls: string): boolean {
+  if (/\byield\b/.test(raw) || rebinds(raw, cls)) return false;
+  const returns = [...raw.matchAll(/^[ \t]*return\b([^\n]*)$/gm)];
+  if (returns.length === 0) return false;
+  /** The call of `cls` whose name starts at `at` closes on its line, with nothing after it. */
+  const wholeCall = (at: number): boolean => {
+    const close = matchParen(raw, at + cls.length);
+    if (close < 0) return false;
+    const nl = raw.indexOf('\n', close);
+    return /^\s*(#.*)?$/.test(raw.slice(close + 1, nl < 0 ? raw.length : nl));
+  };
+  const call = new RegExp(`^\\s+${cls}\\(`);
+  for (const r of returns) {
+    const value = r[1];
+    const start = r.index! + r[0].length - value.length;
+    if (call.test(value)) {
+      if (!wholeCall(start + value.indexOf(cls))) return false;
+      continue;
+    }
+    const id = /^\s+([A-Za-z_]\w*)\s*$/.exec(value)?.[1];
+    if (!id || id === cls) return false;
+    const binds = [...raw.matchAll(new RegExp(`^[ \\t]*${id}\\s*=\\s*${cls}\\(`, 'gm'))];
+    if (binds.length !== 1) return false;
+    const b = binds[0];
+    if (!wholeCall(b.index! + b[0].length - 1 - cls.length)) return false;
+    if (rebinds(raw.slice(0, b.index) + raw.slice(b.index! + b[0].length), id)) return false;
+  }
+  return true;
 }
 
 /** The closing bracket of the one opened at `open` (strings on the way skipped), or -1. */

@@ -259,8 +259,14 @@ export class Receivers {
     }
     if (callee.kind === 'function') {
       const fn = callee.fn;
-      if (!fn.returns) return unknown(`${fn.name}() has no return annotation`);
+      if (!fn.returns && !(fn.buildsCls && callee.owner)) return unknown(`${fn.name}() has no return annotation`);
       if (fn.decorators.length > 0 && !this.transparentDecorators(fn, callee.summary)) return unknown(`${fn.name}() is decorated`);
+      if (!fn.returns) {
+        // an alternative constructor that returns `cls(...)`: what the class (or the subclass it
+        // is called on) builds
+        const built = this.callResult({ kind: 'class', cls: callee.owner!, summary: callee.summary });
+        return built.kind === 'instance' ? { ...built, declared: true, registry: true } : built;
+      }
       const v = this.annotated(fn.returns, callee.summary, callee.owner);
       // a method that says it returns an instance of its own class (`from_config(cls, ...) ->
       // "Engine"`, an alternative constructor) hands back one its class built: of that class or of
