@@ -310,6 +310,37 @@ describe('receivers', () => {
     }
   });
 
+  it("a call on what is read off the target's instance, through the user's own object, is counted as untraced when its class is not known", async () => {
+    const lib = tempTree({
+      'ilib/__init__.py': '',
+      'ilib/engine.py': ['def make():', '    return object()', '', '', 'class Engine:', '    def __init__(self):', '        self.core = make()', ''].join('\n'),
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const text = [
+        'from ilib.engine import Engine',
+        '',
+        'class Generation:',
+        '    def __init__(self):',
+        '        self.llm = Engine()',
+        '',
+        '    def sync(self, weights):',
+        '        model = self.llm.core.runner.model',
+        '        model.load_weights(weights)',
+        '        self.llm.core.reset(1)',
+        '        self.local.reset(1)',
+        '',
+      ].join('\n');
+      const r = engine.check(text, 'user.py');
+      const listed = r.calls.map((c) => `${c.range.start.line + 1}:${c.status ?? 'checked'}`);
+      // the user's own attribute `self.local` comes from nowhere the engine knows: not counted
+      assert.deepEqual(listed, ['5:checked', '9:untraced', '10:untraced']);
+      assert.equal(r.callsUntraced, 2);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it("under a class decorator the engine cannot see into, what the class's methods store on the instance is followed; its methods and fields are not", async () => {
     const lib = tempTree({
       'glib/__init__.py': '',

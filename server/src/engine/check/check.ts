@@ -1983,6 +1983,9 @@ class FileCheck {
         const v = this.valueOfExpr(inner, scope);
         // a target function or class read off a module of the user's that imports it
         if (node.type === 'attribute' && v?.kind === 'module' && this.program.isUserModule(v.name)) return this.targetish(this.valueOfExpr(node, scope));
+        // read off an instance of the target's (`self.llm.llm_engine.model_executor` where
+        // `self.llm` is an `LLM`), whatever holds it
+        if (v?.kind === 'instance' && this.targetish(v)) return true;
         return (v?.kind !== 'external' || !!v.args) && this.fromTarget(inner, scope, depth + 1);
       }
       case 'call': {
