@@ -20,10 +20,10 @@ async function checkWith(version: 'v1' | 'v2', text = USER): Promise<CheckResult
   return engine.check(text, 'user.py');
 }
 
-/** A library with a Session class (with `withFast`, a subclass whose run takes two) and a function without a return annotation that builds one. */
+/** A library with a Session class (with `withFast`, a subclass whose run takes two) and a function without a return annotation whose value the engine cannot follow (not the value of a call). */
 function sessionLib(withFast: boolean): Record<string, string> {
   const fast = withFast ? ['class Fast(Session):', '    def run(self, n, m):', '        return n', '', ''] : [];
-  return { 'slib/__init__.py': '', 'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', ...fast, 'def open_session():', '    return Session()', ''].join('\n') };
+  return { 'slib/__init__.py': '', 'slib/core.py': ['class Session:', '    def run(self, n):', '        return n', '', '', ...fast, '_OPEN = []', '', '', 'def open_session():', '    return _OPEN[-1]', ''].join('\n') };
 }
 
 /** What each marked line of the user file expects: `expect: CODE`, `checked`, `unknown`, `untraced`. */
@@ -313,7 +313,7 @@ describe('receivers', () => {
   it("a call on what is read off the target's instance, through the user's own object, is counted as untraced when its class is not known", async () => {
     const lib = tempTree({
       'ilib/__init__.py': '',
-      'ilib/engine.py': ['def make():', '    return object()', '', '', 'class Engine:', '    def __init__(self):', '        self.core = make()', ''].join('\n'),
+      'ilib/engine.py': ['_MADE = []', '', '', 'def make():', '    return _MADE[-1]', '', '', 'class Engine:', '    def __init__(self):', '        self.core = make()', ''].join('\n'),
     });
     try {
       const engine = await Engine.open({ targets: [lib] });
@@ -336,6 +336,62 @@ describe('receivers', () => {
       // the user's own attribute `self.local` comes from nowhere the engine knows: not counted
       assert.deepEqual(listed, ['5:checked', '9:untraced', '10:untraced']);
       assert.equal(r.callsUntraced, 2);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
+  it('a function without a return annotation whose every return gives one call returns what that call returns; one that returns two different calls is not followed', async () => {
+    const lib = tempTree({
+      'jlib/__init__.py': '',
+      'jlib/engine.py': [
+        'class Engine:',
+        '    def generate(self, prompt):',
+        '        return prompt',
+        '',
+        '',
+        'class Other:',
+        '    def generate(self, prompt, bogus):',
+        '        return prompt',
+        '',
+        '',
+        'def make_engine():',
+        '    engine = Engine()',
+        '    return engine',
+        '',
+        '',
+        'def choose(flag):',
+        '    if flag:',
+        '        return Engine()',
+        '    return Other()',
+        '',
+      ].join('\n'),
+    });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const text = [
+        'from jlib.engine import Engine, choose, make_engine',
+        '',
+        'class Base:',
+        '    def __init__(self):',
+        '        self.llm = self._create()',
+        '',
+        'class Sync(Base):',
+        '    def _create(self):',
+        '        return Engine()',
+        '',
+        '    def go(self):',
+        '        self.llm.generate("p", bogus=1)',
+        '',
+        'def run():',
+        '    make_engine().generate("p", bogus=1)',
+        '    choose(True).generate("p", bogus=1)',
+        '',
+      ].join('\n');
+      const r = engine.check(text, 'user.py');
+      // Sync's own `_create` builds an Engine, and so does make_engine (through a local)
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), ['12:unexpected-keyword', '15:unexpected-keyword']);
+      assert.notEqual(r.calls.find((c) => c.range.start.line === 15 && /generate/.test(c.callee))?.status ?? 'none', 'checked');
     } finally {
       fs.rmSync(lib, { recursive: true, force: true });
     }
@@ -892,8 +948,11 @@ describe('receivers', () => {
     const files = {
       'slib/__init__.py': '',
       'slib/core.py': [
+        '_MADE = []',
+        '',
+        '',
         'def make():',
-        '    return object()',
+        '    return _MADE[-1]',
         '',
         '',
         'import numpy as np',

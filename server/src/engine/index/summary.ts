@@ -59,6 +59,8 @@ export interface FunctionInfo {
   passesKeywords?: PassesKeywords;
   /** A classmethod without a return annotation that returns what its class builds (see `buildsOwnClass`). */
   buildsCls?: boolean;
+  /** A function without a return annotation whose every `return` gives what one call of this dotted name of its module returns (see `returnedCall`). */
+  returnsCall?: string;
 }
 
 /**
@@ -748,6 +750,10 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   if (!returns && def.children[0]?.type !== 'async' && decorators.some((d) => d.kind === 'name' && d.name === 'classmethod')) {
     const p = params[0];
     if (p && (p.kind === 'normal' || p.kind === 'posonly') && buildsOwnClass(bodyText(def), p.name)) info.buildsCls = true;
+  }
+  if (!returns && !info.buildsCls && def.children[0]?.type !== 'async') {
+    const callee = returnedCall(bodyText(def), params.map((p) => p.name));
+    if (callee) info.returnsCall = callee;
   }
   if (!body) return info;
   const stmts = statements(body);
@@ -1831,6 +1837,52 @@ function buildsOwnClass(raw: string, cls: string): boolean {
     if (rebinds(raw.slice(0, b.index) + raw.slice(b.index! + b[0].length), id)) return false;
   }
   return true;
+}
+
+/**
+ * A body (no `yield`) whose every `return` gives a call of one dotted name, alone on its line once
+ * the call closes, or a local bound once, by a statement `name = f(...)` of its own, to a call of
+ * it (`llm = vllm.LLM(...)`, then `return llm`): that dotted name, when its first name is none of
+ * the parameters and the body does not bind it (it is then the module's). What the function
+ * returns is what that call returns (a path that falls off the end gives None, on which a method
+ * call fails anyway).
+ */
+function returnedCall(raw: string, params: string[]): string | undefined {
+  if (/\byield\b/.test(raw)) return undefined;
+  const returns = [...raw.matchAll(/^[ \t]*return\b([^\n]*)$/gm)];
+  if (returns.length === 0) return undefined;
+  /** The call whose bracket opens at `open` closes on its line, with nothing after it. */
+  const wholeCall = (open: number): boolean => {
+    const close = matchParen(raw, open);
+    if (close < 0) return false;
+    const nl = raw.indexOf('\n', close);
+    return /^\s*(#.*)?$/.test(raw.slice(close + 1, nl < 0 ? raw.length : nl));
+  };
+  let callee: string | undefined;
+  for (const r of returns) {
+    const value = r[1];
+    const start = r.index! + r[0].length - value.length;
+    let name: string;
+    const direct = /^\s+([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(/.exec(value);
+    if (direct) {
+      name = direct[1];
+      if (!wholeCall(start + direct[0].length - 1)) return undefined;
+    } else {
+      const id = /^\s+([A-Za-z_]\w*)\s*$/.exec(value)?.[1];
+      if (!id || params.includes(id)) return undefined;
+      const binds = [...raw.matchAll(new RegExp(`^[ \\t]*${id}\\s*=\\s*([A-Za-z_]\\w*(?:\\.[A-Za-z_]\\w*)*)\\(`, 'gm'))];
+      if (binds.length !== 1) return undefined;
+      const b = binds[0];
+      name = b[1];
+      if (!wholeCall(b.index! + b[0].length - 1)) return undefined;
+      if (rebinds(raw.slice(0, b.index) + raw.slice(b.index! + b[0].length), id)) return undefined;
+    }
+    if (callee !== undefined && callee !== name) return undefined;
+    callee = name;
+  }
+  const root = callee!.split('.')[0];
+  if (params.includes(root) || root === 'super' || rebinds(raw, root)) return undefined;
+  return callee;
 }
 
 /** The closing bracket of the one opened at `open` (strings on the way skipped), or -1. */

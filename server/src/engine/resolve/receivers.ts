@@ -246,6 +246,9 @@ export class Receivers {
     return known === '*' || known.has(name);
   }
 
+  /** Functions whose returned call is being followed (against cycles). */
+  private readonly returning = new Set<FunctionInfo>();
+
   /** The value a call returns, from what is called: an exact instance of a class, or the function's return annotation. */
   callResult(callee: Value): Value {
     if (callee.kind === 'class') {
@@ -259,8 +262,20 @@ export class Receivers {
     }
     if (callee.kind === 'function') {
       const fn = callee.fn;
-      if (!fn.returns && !(fn.buildsCls && callee.owner)) return unknown(`${fn.name}() has no return annotation`);
+      if (!fn.returns && !(fn.buildsCls && callee.owner) && !fn.returnsCall) return unknown(`${fn.name}() has no return annotation`);
       if (fn.decorators.length > 0 && !this.transparentDecorators(fn, callee.summary)) return unknown(`${fn.name}() is decorated`);
+      if (!fn.returns && fn.returnsCall && !fn.buildsCls) {
+        // what the one call every `return` gives returns (`return vllm.LLM(...)`), read where the function is defined
+        if (this.returning.has(fn) || this.returning.size > 8) return unknown(`${fn.name}() returns what a call returns, through a chain the engine does not follow`);
+        this.returning.add(fn);
+        try {
+          const e = dottedExpr(fn.returnsCall);
+          const r = e ? this.callResult(this.program.evalExpr(e, callee.summary)) : unknown(`${fn.name}() has no return annotation`);
+          return r.kind === 'unknown' ? unknown(`${fn.name}() has no return annotation, and what it returns is not known: ${r.reason}`) : r;
+        } finally {
+          this.returning.delete(fn);
+        }
+      }
       if (!fn.returns) {
         // an alternative constructor that returns `cls(...)`: what the class (or the subclass it
         // is called on) builds
