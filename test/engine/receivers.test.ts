@@ -397,6 +397,19 @@ describe('receivers', () => {
     }
   });
 
+  it('a backslash that continues a line inside the brackets of a call is no argument', async () => {
+    const lib = tempTree({ 'klib/__init__.py': ['class Loader:', '    def load(self, module, *, pattern=None):', '        return module', '', '', 'def make():', '    loader = Loader()', '    return loader', ''].join('\n') });
+    try {
+      const engine = await Engine.open({ targets: [lib] });
+      const text = ['from klib import make', '', 'def f(m):', '    make().load(\\', '        m)', '    make().load(\\', '        m, m)', ''].join('\n');
+      const r = engine.check(text, 'user.py');
+      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['7:too-many-positional']);
+      assert.match(r.findings[0].message, /takes 1 positional argument but 2 were given/);
+    } finally {
+      fs.rmSync(lib, { recursive: true, force: true });
+    }
+  });
+
   it("under a class decorator the engine cannot see into, what the class's methods store on the instance is followed; its methods and fields are not", async () => {
     const lib = tempTree({
       'glib/__init__.py': '',

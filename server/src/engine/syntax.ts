@@ -81,7 +81,7 @@ export function toExpr(node: Node | null, depth = 0): Expr {
       const args: ArgExpr[] = [];
       if (argList && argList.type === 'argument_list') {
         for (const a of argList.namedChildren) {
-          if (!a || a.type === 'comment') continue;
+          if (!a || a.type === 'comment' || a.type === 'line_continuation') continue;
           args.push(argExpr(a, depth + 1));
         }
       }
@@ -423,7 +423,7 @@ export function dictUse(id: Node): DictUse | undefined {
     if (DICT_READS.has(m)) return { kind: 'read' };
     if (m === 'setdefault' || m === 'update') return { kind: 'add' };
     if (m !== 'pop') return undefined;
-    const first = call.childForFieldName('arguments')?.namedChildren.find((c) => c && c.type !== 'comment');
+    const first = call.childForFieldName('arguments')?.namedChildren.find((c) => c && c.type !== 'comment' && c.type !== 'line_continuation');
     return { kind: 'take', key: first?.type === 'string' ? stringValue(first) : undefined };
   }
   if (p.type === 'subscript' && p.childForFieldName('value')?.id === id.id) {

@@ -520,7 +520,7 @@ function returnedName(value: Node | null, first: string, assume: Assumption, ide
   // `inner(first)` where the nested function `inner` hands back its argument
   if (value.type === 'call' && identities?.size) {
     const fn = value.childForFieldName('function');
-    const args = value.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    const args = value.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
     if (fn?.type === 'identifier' && identities.has(fn.text) && args?.length === 1 && args[0].type === 'identifier' && args[0].text === first) return first;
     return undefined;
   }
@@ -645,7 +645,7 @@ function hasReturn(n: Node): boolean {
 function isHandlerCall(n: Node | null | undefined, handler: string, value: string): boolean {
   if (!n || n.type !== 'call') return false;
   const f = n.childForFieldName('function');
-  const args = n.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment') ?? [];
+  const args = n.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment' && c.type !== 'line_continuation') ?? [];
   return f?.type === 'identifier' && f.text === handler && args.length === 1 && args[0]?.type === 'identifier' && args[0].text === value;
 }
 
@@ -915,7 +915,7 @@ function handsBackOf(body: Node, stmts: Node[], sites: ReturnSite[], first: stri
     if (v?.type === 'identifier' && v.text === first) continue;
     if (v?.type !== 'call') return undefined;
     const fn = v.childForFieldName('function');
-    const args = v.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    const args = v.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
     if (fn?.type !== 'identifier' || !args?.length || args[0].type !== 'identifier' || args[0].text !== first) return undefined;
     const g = fn.text;
     const s = nested.get(g);
@@ -1022,7 +1022,7 @@ function evalString(n: Node | null | undefined, vars: Map<string, string>): stri
 /** `import_module(name[, package])` resolved like importlib does; undefined when not literal enough. */
 function importedModule(call: Node, vars: Map<string, string>, ctx: Ctx): string | undefined {
   const f = call.childForFieldName('function')?.text.replace(/\s+/g, '');
-  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c && c.type !== 'comment');
+  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
   if (f === '__import__') {
     // only with a non-empty fromlist does __import__ return the submodule itself
     const fromlist = args.find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'fromlist')?.childForFieldName('value');
@@ -1068,7 +1068,7 @@ function servedFrom(body: Node[], arg: string, name: string, table: Map<string, 
         return f ? { module: f[0], attr: f[1], deprecated } : undefined;
       }
       if (v?.type !== 'call' || v.childForFieldName('function')?.text !== 'getattr') return undefined;
-      const a = (v.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c && c.type !== 'comment');
+      const a = (v.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
       if (a.length !== 2 || a[1].type !== 'identifier' || a[1].text !== arg) return undefined;
       const module = a[0].type === 'identifier' ? modules.get(a[0].text) : a[0].type === 'call' ? importedModule(a[0], vars, ctx) : undefined;
       return module ? { module, attr: name, deprecated } : undefined;
