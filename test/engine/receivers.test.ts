@@ -195,80 +195,70 @@ describe('receivers', () => {
   });
 
   it("a plain class's annotation that names a class the engine cannot see says less than what the MRO assigns; a dataclass's field does not", async () => {
-    const lib = tempTree({
+    const lib = {
       'elib/__init__.py': '',
       'elib/engine.py': ['class Engine:', '    def generate(self, prompt, params=None):', '        return prompt', '', '    @classmethod', '    def build(cls, args) -> "Engine":', '        return cls()', ''].join('\n'),
-    });
-    try {
-      const engine = await Engine.open({ targets: [lib] });
-      const user = (decorator: string): string =>
-        [
-          'from dataclasses import dataclass',
-          'from typing import Union',
-          'from elib.engine import Engine',
-          'from elsewhere import Model',
-          '',
-          decorator,
-          'class Base:',
-          '    model: Union["Model", "Engine"]',
-          '',
-          'class Runner(Base):',
-          '    def __init__(self, args):',
-          '        self.model = Engine.build(args)',
-          '',
-          '    def go(self):',
-          '        return self.model.generate("p", bogus=1)',
-          '',
-        ].join('\n');
-      const at = (text: string): string[] => engine.check(text, 'user.py').calls.filter((c) => c.range.start.line === 14).map((c) => `${c.status ?? 'checked'}:${c.callee}`);
-      // every assignment along Runner's MRO builds an Engine: the union only declares the attribute
-      const plain = engine.check(user('# a plain class'), 'user.py');
-      assert.deepEqual(plain.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['15:unexpected-keyword']);
-      // a dataclass's constructor may store a Model there
-      const fields = engine.check(user('@dataclass'), 'user.py');
-      assert.deepEqual(fields.findings, []);
-      assert.notDeepEqual(at(user('@dataclass')), at(user('# a plain class')));
-    } finally {
-      fs.rmSync(lib, { recursive: true, force: true });
-    }
+    };
+    const user = (decorator: string): string =>
+      [
+        'from dataclasses import dataclass',
+        'from typing import Union',
+        'from elib.engine import Engine',
+        'from elsewhere import Model',
+        '',
+        decorator,
+        'class Base:',
+        '    model: Union["Model", "Engine"]',
+        '',
+        'class Runner(Base):',
+        '    def __init__(self, args):',
+        '        self.model = Engine.build(args)',
+        '',
+        '    def go(self):',
+        '        return self.model.generate("p", bogus=1)',
+        '',
+      ].join('\n');
+    const at = (r: CheckResult): string[] => r.calls.filter((c) => c.range.start.line === 14).map((c) => `${c.status ?? 'checked'}:${c.callee}`);
+    // every assignment along Runner's MRO builds an Engine: the union only declares the attribute
+    const plain = await checkAgainst(lib, user('# a plain class'));
+    assert.deepEqual(plain.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['15:unexpected-keyword']);
+    // a dataclass's constructor may store a Model there
+    const fields = await checkAgainst(lib, user('@dataclass'));
+    assert.deepEqual(fields.findings, []);
+    assert.notDeepEqual(at(fields), at(plain));
   });
 
   it('what a method returns when it says it returns its own class is of that class or a subclass, not a look-alike of the user; a parameter so annotated may hold one', async () => {
-    const lib = tempTree({
+    const lib = {
       'flib/__init__.py': '',
       'flib/engine.py': ['class Engine:', '    def generate(self, prompt, params=None):', '        return prompt', '', '    @classmethod', '    def create(cls, args) -> "Engine":', '        return cls()', ''].join('\n'),
-    });
-    try {
-      const engine = await Engine.open({ targets: [lib] });
-      const text = [
-        'from flib.engine import Engine',
-        '',
-        'class Server:',
-        '    def generate(self, a, b, c, bogus):',
-        '        return a',
-        '',
-        'def run(args):',
-        '    e = Engine.create(args)',
-        '    e.generate("p", bogus=1)',
-        '',
-        'def serve(e: Engine):',
-        '    e.generate("p", bogus=1)',
-        '',
-      ].join('\n');
-      const r = engine.check(text, 'user.py');
-      // Engine.create builds an Engine (or an instance of a subclass): Server's generate is no concern
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['9:unexpected-keyword']);
-      // a parameter's annotation is not enforced: a Server may be passed, whose generate takes `bogus`
-      const serve = r.calls.find((c) => c.range.start.line === 11);
-      assert.equal(serve?.status, 'unknown');
-      assert.match(serve?.unknownReason ?? '', /Server/);
-    } finally {
-      fs.rmSync(lib, { recursive: true, force: true });
-    }
+    };
+    const text = [
+      'from flib.engine import Engine',
+      '',
+      'class Server:',
+      '    def generate(self, a, b, c, bogus):',
+      '        return a',
+      '',
+      'def run(args):',
+      '    e = Engine.create(args)',
+      '    e.generate("p", bogus=1)',
+      '',
+      'def serve(e: Engine):',
+      '    e.generate("p", bogus=1)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, text);
+    // Engine.create builds an Engine (or an instance of a subclass): Server's generate is no concern
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['9:unexpected-keyword']);
+    // a parameter's annotation is not enforced: a Server may be passed, whose generate takes `bogus`
+    const serve = r.calls.find((c) => c.range.start.line === 11);
+    assert.equal(serve?.status, 'unknown');
+    assert.match(serve?.unknownReason ?? '', /Server/);
   });
 
   it('a classmethod without a return annotation that returns what cls(...) builds is an alternative constructor; one that may return something else is not', async () => {
-    const lib = tempTree({
+    const lib = {
       'hlib/__init__.py': '',
       'hlib/args.py': [
         'class Args:',
@@ -296,53 +286,43 @@ describe('receivers', () => {
         '        return usage',
         '',
       ].join('\n'),
-    });
-    try {
-      const engine = await Engine.open({ targets: [lib] });
-      const text = ['from hlib.args import Args', '', 'def run(ns):', '    Args.from_cli(ns).build(1, 2)', '    Args.either(ns).build(1, 2)', '    Args.rebound(ns).build(1, 2)', ''].join('\n');
-      const r = engine.check(text, 'user.py');
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
-      const status = (line: number): string | undefined => r.calls.find((c) => c.range.start.line === line - 1 && /build/.test(c.callee))?.status;
-      assert.notEqual(status(5), 'checked');
-      assert.notEqual(status(6), 'checked');
-    } finally {
-      fs.rmSync(lib, { recursive: true, force: true });
-    }
+    };
+    const text = ['from hlib.args import Args', '', 'def run(ns):', '    Args.from_cli(ns).build(1, 2)', '    Args.either(ns).build(1, 2)', '    Args.rebound(ns).build(1, 2)', ''].join('\n');
+    const r = await checkAgainst(lib, text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional']);
+    const status = (line: number): string | undefined => r.calls.find((c) => c.range.start.line === line - 1 && /build/.test(c.callee))?.status;
+    assert.notEqual(status(5), 'checked');
+    assert.notEqual(status(6), 'checked');
   });
 
   it("a call on what is read off the target's instance, through the user's own object, is counted as untraced when its class is not known", async () => {
-    const lib = tempTree({
+    const lib = {
       'ilib/__init__.py': '',
       'ilib/engine.py': ['_MADE = []', '', '', 'def make():', '    return _MADE[-1]', '', '', 'class Engine:', '    def __init__(self):', '        self.core = make()', ''].join('\n'),
-    });
-    try {
-      const engine = await Engine.open({ targets: [lib] });
-      const text = [
-        'from ilib.engine import Engine',
-        '',
-        'class Generation:',
-        '    def __init__(self):',
-        '        self.llm = Engine()',
-        '',
-        '    def sync(self, weights):',
-        '        model = self.llm.core.runner.model',
-        '        model.load_weights(weights)',
-        '        self.llm.core.reset(1)',
-        '        self.local.reset(1)',
-        '',
-      ].join('\n');
-      const r = engine.check(text, 'user.py');
-      const listed = r.calls.map((c) => `${c.range.start.line + 1}:${c.status ?? 'checked'}`);
-      // the user's own attribute `self.local` comes from nowhere the engine knows: not counted
-      assert.deepEqual(listed, ['5:checked', '9:untraced', '10:untraced']);
-      assert.equal(r.callsUntraced, 2);
-    } finally {
-      fs.rmSync(lib, { recursive: true, force: true });
-    }
+    };
+    const text = [
+      'from ilib.engine import Engine',
+      '',
+      'class Generation:',
+      '    def __init__(self):',
+      '        self.llm = Engine()',
+      '',
+      '    def sync(self, weights):',
+      '        model = self.llm.core.runner.model',
+      '        model.load_weights(weights)',
+      '        self.llm.core.reset(1)',
+      '        self.local.reset(1)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, text);
+    const listed = r.calls.map((c) => `${c.range.start.line + 1}:${c.status ?? 'checked'}`);
+    // the user's own attribute `self.local` comes from nowhere the engine knows: not counted
+    assert.deepEqual(listed, ['5:checked', '9:untraced', '10:untraced']);
+    assert.equal(r.callsUntraced, 2);
   });
 
   it('a function without a return annotation whose every return gives one call returns what that call returns; one that returns two different calls is not followed', async () => {
-    const lib = tempTree({
+    const lib = {
       'jlib/__init__.py': '',
       'jlib/engine.py': [
         'class Engine:',
@@ -366,84 +346,69 @@ describe('receivers', () => {
         '    return Other()',
         '',
       ].join('\n'),
-    });
-    try {
-      const engine = await Engine.open({ targets: [lib] });
-      const text = [
-        'from jlib.engine import Engine, choose, make_engine',
-        '',
-        'class Base:',
-        '    def __init__(self):',
-        '        self.llm = self._create()',
-        '',
-        'class Sync(Base):',
-        '    def _create(self):',
-        '        return Engine()',
-        '',
-        '    def go(self):',
-        '        self.llm.generate("p", bogus=1)',
-        '',
-        'def run():',
-        '    make_engine().generate("p", bogus=1)',
-        '    choose(True).generate("p", bogus=1)',
-        '',
-      ].join('\n');
-      const r = engine.check(text, 'user.py');
-      // Sync's own `_create` builds an Engine, and so does make_engine (through a local)
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), ['12:unexpected-keyword', '15:unexpected-keyword']);
-      assert.notEqual(r.calls.find((c) => c.range.start.line === 15 && /generate/.test(c.callee))?.status ?? 'none', 'checked');
-    } finally {
-      fs.rmSync(lib, { recursive: true, force: true });
-    }
+    };
+    const text = [
+      'from jlib.engine import Engine, choose, make_engine',
+      '',
+      'class Base:',
+      '    def __init__(self):',
+      '        self.llm = self._create()',
+      '',
+      'class Sync(Base):',
+      '    def _create(self):',
+      '        return Engine()',
+      '',
+      '    def go(self):',
+      '        self.llm.generate("p", bogus=1)',
+      '',
+      'def run():',
+      '    make_engine().generate("p", bogus=1)',
+      '    choose(True).generate("p", bogus=1)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, text);
+    // Sync's own `_create` builds an Engine, and so does make_engine (through a local)
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), ['12:unexpected-keyword', '15:unexpected-keyword']);
+    assert.notEqual(r.calls.find((c) => c.range.start.line === 15 && /generate/.test(c.callee))?.status ?? 'none', 'checked');
   });
 
   it('a backslash that continues a line inside the brackets of a call is no argument', async () => {
-    const lib = tempTree({ 'klib/__init__.py': ['class Loader:', '    def load(self, module, *, pattern=None):', '        return module', '', '', 'def make():', '    loader = Loader()', '    return loader', ''].join('\n') });
-    try {
-      const engine = await Engine.open({ targets: [lib] });
-      const text = ['from klib import make', '', 'def f(m):', '    make().load(\\', '        m)', '    make().load(\\', '        m, m)', ''].join('\n');
-      const r = engine.check(text, 'user.py');
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['7:too-many-positional']);
-      assert.match(r.findings[0].message, /takes 1 positional argument but 2 were given/);
-    } finally {
-      fs.rmSync(lib, { recursive: true, force: true });
-    }
+    const lib = { 'klib/__init__.py': ['class Loader:', '    def load(self, module, *, pattern=None):', '        return module', '', '', 'def make():', '    loader = Loader()', '    return loader', ''].join('\n') };
+    const text = ['from klib import make', '', 'def f(m):', '    make().load(\\', '        m)', '    make().load(\\', '        m, m)', ''].join('\n');
+    const r = await checkAgainst(lib, text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['7:too-many-positional']);
+    assert.match(r.findings[0].message, /takes 1 positional argument but 2 were given/);
   });
 
   it("under a class decorator the engine cannot see into, what the class's methods store on the instance is followed; its methods and fields are not", async () => {
-    const lib = tempTree({
+    const lib = {
       'glib/__init__.py': '',
       'glib/engine.py': ['class Engine:', '    def generate(self, prompt, params=None):', '        return prompt', '', '', 'class Worker:', '    def step(self, n):', '        return n', ''].join('\n'),
-    });
-    try {
-      const engine = await Engine.open({ targets: [lib] });
-      const text = [
-        'from elsewhere import remote',
-        'from glib.engine import Engine, Worker',
-        '',
-        '@remote',
-        'class Actor(Worker):',
-        '    cached: Engine',
-        '',
-        '    def __init__(self):',
-        '        self.engine = Engine()',
-        '        self.cached = Engine()',
-        '',
-        '    def go(self):',
-        '        self.engine.generate("p", bogus=1)',
-        '        self.cached.generate("p", bogus=1)',
-        '        self.step(1, 2)',
-        '',
-      ].join('\n');
-      const r = engine.check(text, 'user.py');
-      // the decorator may put another class in Actor's place, which may wrap `step` or make
-      // `cached` a field it converts; `self.engine` is what __init__ stores there
-      assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['13:unexpected-keyword']);
-      const undecorated = engine.check(text.replace('@remote\n', ''), 'user.py');
-      assert.deepEqual(undecorated.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), ['12:unexpected-keyword', '13:unexpected-keyword', '14:too-many-positional']);
-    } finally {
-      fs.rmSync(lib, { recursive: true, force: true });
-    }
+    };
+    const text = [
+      'from elsewhere import remote',
+      'from glib.engine import Engine, Worker',
+      '',
+      '@remote',
+      'class Actor(Worker):',
+      '    cached: Engine',
+      '',
+      '    def __init__(self):',
+      '        self.engine = Engine()',
+      '        self.cached = Engine()',
+      '',
+      '    def go(self):',
+      '        self.engine.generate("p", bogus=1)',
+      '        self.cached.generate("p", bogus=1)',
+      '        self.step(1, 2)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, text);
+    // the decorator may put another class in Actor's place, which may wrap `step` or make
+    // `cached` a field it converts; `self.engine` is what __init__ stores there
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['13:unexpected-keyword']);
+    const undecorated = await checkAgainst(lib, text.replace('@remote\n', ''));
+    assert.deepEqual(undecorated.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), ['12:unexpected-keyword', '13:unexpected-keyword', '14:too-many-positional']);
   });
 
   it("a user file inside the user's folders resolves its relative imports", async () => {

@@ -80,10 +80,7 @@ export function toExpr(node: Node | null, depth = 0): Expr {
       const argList = node.childForFieldName('arguments');
       const args: ArgExpr[] = [];
       if (argList && argList.type === 'argument_list') {
-        for (const a of argList.namedChildren) {
-          if (!a || a.type === 'comment' || a.type === 'line_continuation') continue;
-          args.push(argExpr(a, depth + 1));
-        }
+        for (const a of argumentNodes(argList)) args.push(argExpr(a, depth + 1));
       }
       return { kind: 'call', callee: toExpr(fn, depth + 1), args };
     }
@@ -256,6 +253,14 @@ export function formatParams(params: Param[]): string {
   return `(${out.join(', ')})`;
 }
 
+/**
+ * The arguments in an argument list (of a call, or a class's bases): comments skipped, and line
+ * continuations, which tree-sitter gives as children of the list (`f(\` then `x)` on the next line).
+ */
+export function argumentNodes(list: Node | null | undefined): Node[] {
+  return list ? list.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation') : [];
+}
+
 /** Statements of a block or module, comments skipped. */
 export function statements(node: Node | null): Node[] {
   if (!node) return [];
@@ -423,7 +428,7 @@ export function dictUse(id: Node): DictUse | undefined {
     if (DICT_READS.has(m)) return { kind: 'read' };
     if (m === 'setdefault' || m === 'update') return { kind: 'add' };
     if (m !== 'pop') return undefined;
-    const first = call.childForFieldName('arguments')?.namedChildren.find((c) => c && c.type !== 'comment' && c.type !== 'line_continuation');
+    const first = argumentNodes(call.childForFieldName('arguments'))[0];
     return { kind: 'take', key: first?.type === 'string' ? stringValue(first) : undefined };
   }
   if (p.type === 'subscript' && p.childForFieldName('value')?.id === id.id) {

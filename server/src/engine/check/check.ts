@@ -11,7 +11,7 @@ import { parseRecovering } from './recover';
 import { type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
-import { dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
+import { argumentNodes, dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param, ParamKind } from '../syntax';
 import { fixMoveImport } from './fixes';
@@ -1500,7 +1500,7 @@ class FileCheck {
     if (e.type === 'call') {
       // `set(sig.parameters)`, `list(...)`, `sig.parameters.keys()`: the same names
       const fn = e.childForFieldName('function');
-      const args = e.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation') ?? [];
+      const args = argumentNodes(e.childForFieldName('arguments'));
       if (fn?.type === 'identifier' && /^(set|frozenset|list|tuple)$/.test(fn.text) && args.length === 1) return this.signatureParams(args[0], scope, depth + 1);
       if (fn?.type === 'attribute' && fn.childForFieldName('attribute')?.text === 'keys' && args.length === 0) return this.signatureParams(fn.childForFieldName('object')!, scope, depth + 1);
       return undefined;
@@ -1519,7 +1519,7 @@ class FileCheck {
     if (obj.type !== 'call') return undefined;
     const fn = obj.childForFieldName('function')?.text ?? '';
     if (attr === 'parameters' ? !/^(inspect\.)?signature$/.test(fn) : !/^(inspect\.)?getfullargspec$/.test(fn)) return undefined;
-    const args = obj.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation') ?? [];
+    const args = argumentNodes(obj.childForFieldName('arguments'));
     if (args.length !== 1 || args[0].type === 'keyword_argument' || args[0].type === 'list_splat' || args[0].type === 'dictionary_splat') return 'unknown';
     // `C.__init__` of a class whose `__init__` the engine builds (a dataclass's): the constructor's
     const direct = this.valueOfExpr(args[0], objScope);
@@ -2528,7 +2528,7 @@ class FileCheck {
   private ownClasses?: Array<{ cls: ClassInfo; summary: ModuleSummary }>;
 
   private superSpec(superCall: Node, attr: string, scope: Scope): Resolved | undefined {
-    const args = superCall.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment' && c.type !== 'line_continuation') ?? [];
+    const args = argumentNodes(superCall.childForFieldName('arguments'));
     let fnScope: Scope | undefined = scope;
     while (fnScope && (fnScope.kind !== 'function' || fnScope.comprehension)) fnScope = fnScope.parent;
     const clsScope = fnScope?.parent;
@@ -2546,7 +2546,7 @@ class FileCheck {
     const list = call.childForFieldName('arguments');
     if (!list) return undefined;
     if (list.type === 'generator_expression') return { args: [{ kind: 'positional', index: 0 }], nodes: [list] };
-    const nodes = list.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
+    const nodes = argumentNodes(list);
     // `f(a=1, x)` and `f(**k, x)` are syntax errors in Python although tree-sitter accepts them
     let sawKeyword = false;
     for (const n of nodes) {
@@ -3059,7 +3059,7 @@ function literalKeys(n: Node): string[] | undefined {
     return keys;
   }
   if (n.type === 'call' && n.childForFieldName('function')?.text === 'dict') {
-    const args = n.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment' && c.type !== 'line_continuation') ?? [];
+    const args = argumentNodes(n.childForFieldName('arguments'));
     if (!args.every((a) => a?.type === 'keyword_argument')) return undefined;
     return args.map((a) => a!.childForFieldName('name')!.text);
   }

@@ -5,7 +5,7 @@
  */
 import { parsePython, type Node } from '../parser';
 import { importFromText, skeletonize, type TextImport } from './skeleton';
-import { dictUse, dotted, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
+import { argumentNodes, dictUse, dotted, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
 
 export interface FunctionInfo {
   name: string;
@@ -520,7 +520,7 @@ function returnedName(value: Node | null, first: string, assume: Assumption, ide
   // `inner(first)` where the nested function `inner` hands back its argument
   if (value.type === 'call' && identities?.size) {
     const fn = value.childForFieldName('function');
-    const args = value.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
+    const args = argumentNodes(value.childForFieldName('arguments'));
     if (fn?.type === 'identifier' && identities.has(fn.text) && args?.length === 1 && args[0].type === 'identifier' && args[0].text === first) return first;
     return undefined;
   }
@@ -645,7 +645,7 @@ function hasReturn(n: Node): boolean {
 function isHandlerCall(n: Node | null | undefined, handler: string, value: string): boolean {
   if (!n || n.type !== 'call') return false;
   const f = n.childForFieldName('function');
-  const args = n.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment' && c.type !== 'line_continuation') ?? [];
+  const args = argumentNodes(n.childForFieldName('arguments'));
   return f?.type === 'identifier' && f.text === handler && args.length === 1 && args[0]?.type === 'identifier' && args[0].text === value;
 }
 
@@ -747,13 +747,17 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     const builds = cls ? new RegExp(`^(super\\(\\s*(\\w+\\s*,\\s*${cls}\\s*)?\\)|object)\\.__new__\\(\\s*${cls}\\s*[,)]`) : undefined;
     if (builds && returns.length > 0 && returns.every((r) => builds.test(r)) && !rebinds(raw, cls!)) info.newBuildsOwn = true;
   }
-  if (!returns && def.children[0]?.type !== 'async' && decorators.some((d) => d.kind === 'name' && d.name === 'classmethod')) {
-    const p = params[0];
-    if (p && (p.kind === 'normal' || p.kind === 'posonly') && buildsOwnClass(bodyText(def), p.name)) info.buildsCls = true;
-  }
-  if (!returns && !info.buildsCls && def.children[0]?.type !== 'async') {
-    const callee = returnedCall(bodyText(def), params.map((p) => p.name));
-    if (callee) info.returnsCall = callee;
+  if (!returns && def.children[0]?.type !== 'async') {
+    // what a function without a return annotation returns, where every `return` says the same
+    const raw = bodyText(def);
+    const names = params.map((p) => p.name);
+    const p0 = params[0];
+    const classmethod = decorators.some((d) => d.kind === 'name' && d.name === 'classmethod');
+    if (classmethod && p0 && (p0.kind === 'normal' || p0.kind === 'posonly') && buildsOwnClass(raw, names)) info.buildsCls = true;
+    else {
+      const callee = returnedCall(raw, names);
+      if (callee) info.returnsCall = callee;
+    }
   }
   if (!body) return info;
   const stmts = statements(body);
@@ -915,7 +919,7 @@ function handsBackOf(body: Node, stmts: Node[], sites: ReturnSite[], first: stri
     if (v?.type === 'identifier' && v.text === first) continue;
     if (v?.type !== 'call') return undefined;
     const fn = v.childForFieldName('function');
-    const args = v.childForFieldName('arguments')?.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
+    const args = argumentNodes(v.childForFieldName('arguments'));
     if (fn?.type !== 'identifier' || !args?.length || args[0].type !== 'identifier' || args[0].text !== first) return undefined;
     const g = fn.text;
     const s = nested.get(g);
@@ -1022,7 +1026,7 @@ function evalString(n: Node | null | undefined, vars: Map<string, string>): stri
 /** `import_module(name[, package])` resolved like importlib does; undefined when not literal enough. */
 function importedModule(call: Node, vars: Map<string, string>, ctx: Ctx): string | undefined {
   const f = call.childForFieldName('function')?.text.replace(/\s+/g, '');
-  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
+  const args = argumentNodes(call.childForFieldName('arguments'));
   if (f === '__import__') {
     // only with a non-empty fromlist does __import__ return the submodule itself
     const fromlist = args.find((a) => a.type === 'keyword_argument' && a.childForFieldName('name')?.text === 'fromlist')?.childForFieldName('value');
@@ -1068,7 +1072,7 @@ function servedFrom(body: Node[], arg: string, name: string, table: Map<string, 
         return f ? { module: f[0], attr: f[1], deprecated } : undefined;
       }
       if (v?.type !== 'call' || v.childForFieldName('function')?.text !== 'getattr') return undefined;
-      const a = (v.childForFieldName('arguments')?.namedChildren ?? []).filter((c): c is Node => !!c && c.type !== 'comment' && c.type !== 'line_continuation');
+      const a = argumentNodes(v.childForFieldName('arguments'));
       if (a.length !== 2 || a[1].type !== 'identifier' || a[1].text !== arg) return undefined;
       const module = a[0].type === 'identifier' ? modules.get(a[0].text) : a[0].type === 'call' ? importedModule(a[0], vars, ctx) : undefined;
       return module ? { module, attr: name, deprecated } : undefined;
@@ -1803,51 +1807,12 @@ function namesOf(raw: string, name: string, at: number): string[] | undefined {
 }
 
 /**
- * An alternative constructor: a classmethod's body (`cls` its first parameter, never rebound, no
- * `yield`) whose every `return` gives `cls(...)`, alone on its line once the call closes, or a local
- * bound once, by a statement `name = cls(...)` of its own, and by nothing else (`engine_args =
- * cls(**kw)`, then `return engine_args`). Its value is an instance of the class it is called on
- * (a path that falls off the end gives None, on which a method call fails anyway).
+ * The one dotted name whose call every `return` of a body (no `yield`) gives: `return f(...)`,
+ * alone on its line once the call closes, or `return name` for a local (no parameter) bound once,
+ * by a statement `name = f(...)` of its own, and by nothing else (`llm = vllm.LLM(...)`, then
+ * `return llm`). A path that falls off the end gives None, on which a method call fails anyway.
  */
-function buildsOwnClass(raw: string, cls: string): boolean {
-  if (/\byield\b/.test(raw) || rebinds(raw, cls)) return false;
-  const returns = [...raw.matchAll(/^[ \t]*return\b([^\n]*)$/gm)];
-  if (returns.length === 0) return false;
-  /** The call of `cls` whose name starts at `at` closes on its line, with nothing after it. */
-  const wholeCall = (at: number): boolean => {
-    const close = matchParen(raw, at + cls.length);
-    if (close < 0) return false;
-    const nl = raw.indexOf('\n', close);
-    return /^\s*(#.*)?$/.test(raw.slice(close + 1, nl < 0 ? raw.length : nl));
-  };
-  const call = new RegExp(`^\\s+${cls}\\(`);
-  for (const r of returns) {
-    const value = r[1];
-    const start = r.index! + r[0].length - value.length;
-    if (call.test(value)) {
-      if (!wholeCall(start + value.indexOf(cls))) return false;
-      continue;
-    }
-    const id = /^\s+([A-Za-z_]\w*)\s*$/.exec(value)?.[1];
-    if (!id || id === cls) return false;
-    const binds = [...raw.matchAll(new RegExp(`^[ \\t]*${id}\\s*=\\s*${cls}\\(`, 'gm'))];
-    if (binds.length !== 1) return false;
-    const b = binds[0];
-    if (!wholeCall(b.index! + b[0].length - 1 - cls.length)) return false;
-    if (rebinds(raw.slice(0, b.index) + raw.slice(b.index! + b[0].length), id)) return false;
-  }
-  return true;
-}
-
-/**
- * A body (no `yield`) whose every `return` gives a call of one dotted name, alone on its line once
- * the call closes, or a local bound once, by a statement `name = f(...)` of its own, to a call of
- * it (`llm = vllm.LLM(...)`, then `return llm`): that dotted name, when its first name is none of
- * the parameters and the body does not bind it (it is then the module's). What the function
- * returns is what that call returns (a path that falls off the end gives None, on which a method
- * call fails anyway).
- */
-function returnedCall(raw: string, params: string[]): string | undefined {
+function returnedCallee(raw: string, params: string[]): string | undefined {
   if (/\byield\b/.test(raw)) return undefined;
   const returns = [...raw.matchAll(/^[ \t]*return\b([^\n]*)$/gm)];
   if (returns.length === 0) return undefined;
@@ -1880,8 +1845,28 @@ function returnedCall(raw: string, params: string[]): string | undefined {
     if (callee !== undefined && callee !== name) return undefined;
     callee = name;
   }
-  const root = callee!.split('.')[0];
-  if (params.includes(root) || root === 'super' || rebinds(raw, root)) return undefined;
+  return callee;
+}
+
+/**
+ * An alternative constructor: a classmethod whose every `return` gives `cls(...)` (see
+ * `returnedCallee`), `cls` its first parameter and never rebound (`engine_args = cls(**kw)`, then
+ * `return engine_args`). Its value is an instance of the class it is called on.
+ */
+function buildsOwnClass(raw: string, params: string[]): boolean {
+  const cls = params[0];
+  return returnedCallee(raw, params) === cls && !rebinds(raw, cls);
+}
+
+/**
+ * What a function returns when every `return` gives a call of one dotted name of its module (see
+ * `returnedCallee`): that name, when its first name is none of the parameters and the body does
+ * not bind it.
+ */
+function returnedCall(raw: string, params: string[]): string | undefined {
+  const callee = returnedCallee(raw, params);
+  const root = callee?.split('.')[0];
+  if (!callee || params.includes(root!) || root === 'super' || rebinds(raw, root!)) return undefined;
   return callee;
 }
 

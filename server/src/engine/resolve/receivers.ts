@@ -264,7 +264,7 @@ export class Receivers {
       const fn = callee.fn;
       if (!fn.returns && !(fn.buildsCls && callee.owner) && !fn.returnsCall) return unknown(`${fn.name}() has no return annotation`);
       if (fn.decorators.length > 0 && !this.transparentDecorators(fn, callee.summary)) return unknown(`${fn.name}() is decorated`);
-      if (!fn.returns && fn.returnsCall && !fn.buildsCls) {
+      if (!fn.returns && fn.returnsCall) {
         // what the one call every `return` gives returns (`return vllm.LLM(...)`), read where the function is defined
         if (this.returning.has(fn) || this.returning.size > 8) return unknown(`${fn.name}() returns what a call returns, through a chain the engine does not follow`);
         this.returning.add(fn);
