@@ -294,8 +294,11 @@ async function runDiff(
   targetError: (name: string, message: string) => void,
 ): Promise<number> {
   const base = engine.baseline!;
+  // a report of the whole library compares every module; one restricted to what code uses
+  // compares the modules that code's names need (found with the baseline's index), and indexes the
+  // whole target only when a used name is gone and may have moved
   await base.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the baseline'));
-  await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the target'));
+  if (args.uses.length === 0) await engine.program.buildFullIndexParallel(THREADS, progress(io, 'indexing the target'));
   let uses: Map<string, number> | undefined;
   if (args.uses.length > 0) {
     uses = new Map();

@@ -6,7 +6,7 @@
 import { movedTo as movedFrom } from './moved';
 import { type CallSpec, Callables, type Sig, sigText } from '../resolve/callables';
 import { type ChangeKind, diffParams, type ParamChange } from './diff';
-import type { Program, Value } from '../resolve/program';
+import type { FullIndex, Program, Value } from '../resolve/program';
 import type { ModuleSummary } from '../index/summary';
 import type { SourceLocation } from '../types';
 
@@ -61,6 +61,30 @@ function inPackage(module: string, pkg: string | undefined): boolean {
   return !pkg || module === pkg || module.startsWith(pkg + '.');
 }
 
+/**
+ * The baseline modules a report restricted to `uses` need compare (a superset): an entry is named
+ * by the baseline module that defines it and counts the uses of that name and of where the target
+ * defines it now (another module, when the name moved and the old module re-exports it, or a base
+ * class, when a method is inherited now). So: each module a used name lies in; each module that
+ * defines a def or class named as a part of a used name; each module with a class that defines a
+ * method of the name a used name ends with.
+ */
+function usedModules(uses: Map<string, number>, baseIndex: FullIndex): Set<string> {
+  const out = new Set<string>();
+  const names = new Set<string>();
+  const methods = new Set<string>();
+  for (const [n, count] of uses) {
+    if (count <= 0) continue;
+    const parts = n.split('.');
+    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join('.'));
+    for (const p of parts) names.add(p);
+    if (parts.length > 2) methods.add(parts[parts.length - 1]);
+  }
+  for (const n of names) for (const e of baseIndex.definitions.get(n) ?? []) out.add(e.module);
+  for (const c of baseIndex.classes) if (c.methods.some((m) => methods.has(m))) out.add(c.module);
+  return out;
+}
+
 function isPublic(name: string): boolean {
   return !name.startsWith('_');
 }
@@ -74,8 +98,14 @@ export interface ReportOptions {
 
 export function buildReport(base: Program, target: Program, labels: { baseline: string; target: string }, opts: ReportOptions = {}): ApiReport {
   const started = performance.now();
+  // with uses, only the modules a used name lies in are compared, and the full indexes (every
+  // module of both versions) are built only when a used name is gone and may have moved
   const baseIndex = base.buildFullIndex();
-  const targetIndex = target.buildFullIndex();
+  const used = opts.uses ? usedModules(opts.uses, baseIndex) : undefined;
+  const modules = (used ? [...used].filter((m) => base.findModule(m)).sort() : baseIndex.modules).filter((m) => inPackage(m, opts.package));
+  let targetIndex: FullIndex | undefined;
+  /** A name the report leaves out (it is restricted to uses, and this one has none): where it went is not looked for. */
+  const unused = (n: string): boolean => !!opts.uses && !((opts.uses.get(n) ?? 0) > 0);
   const bc = new Callables(base);
   const tc = new Callables(target);
   const report: ApiReport = {
@@ -86,9 +116,9 @@ export function buildReport(base: Program, target: Program, labels: { baseline: 
     removedNames: [],
     movedNames: [],
     changedSignatures: [],
-    stats: { baselineModules: baseIndex.modules.length, targetModules: targetIndex.modules.length, compared: 0, ms: 0 },
+    stats: { baselineModules: baseIndex.modules.length, targetModules: used ? target.allModules().length : target.buildFullIndex().modules.length, compared: 0, ms: 0 },
   };
-  const movedTo = (module: string, name: string, kind: 'def' | 'class'): string | undefined => movedFrom(base, target, targetIndex, module, name, kind);
+  const movedTo = (module: string, name: string, kind: 'def' | 'class'): string | undefined => movedFrom(base, target, (targetIndex ??= target.buildFullIndex()), module, name, kind);
   const compare = (name: string, kind: ChangedSignature['kind'], b: CallSpec, t: CallSpec): void => {
     const bs = single(b);
     const ts = single(t);
@@ -99,13 +129,12 @@ export function buildReport(base: Program, target: Program, labels: { baseline: 
     const group = GROUP_ORDER.find((g) => changes.some((c) => c.kind === g.kind))!.kind;
     report.changedSignatures.push({ name, definedAs: ts.qualname, kind, baseline: sigText(bs), target: sigText(ts), changes, group, definition: ts.definition, baselineDefinition: bs.definition });
   };
-  const modules = baseIndex.modules.filter((m) => inPackage(m, opts.package));
   modules.forEach((module, i) => {
     opts.onProgress?.(i, modules.length);
     const bsum = base.summary(module);
     if (!target.findModule(module)) {
       let to: string | null = null;
-      if (bsum) {
+      if (bsum && !unused(module)) {
         const defs = [...bsum.bindings.entries()].filter(([, bs]) => bs.some((b) => b.kind === 'def' || b.kind === 'class'));
         const places = new Set(defs.map(([n, bs]) => movedTo(module, n, bs.some((b) => b.kind === 'class') ? 'class' : 'def') ?? null));
         if (defs.length > 0 && places.size === 1) to = [...places][0];
@@ -122,7 +151,7 @@ export function buildReport(base: Program, target: Program, labels: { baseline: 
       const now = target.resolveMember(module, name);
       const dotted = `${module}.${name}`;
       if (now.kind === 'missing') {
-        const to = movedTo(module, name, kind);
+        const to = unused(dotted) ? undefined : movedTo(module, name, kind);
         if (to) report.movedNames.push({ name: dotted, to: `${to}.${name}` });
         else report.removedNames.push({ name: dotted, kind });
         continue;
