@@ -803,6 +803,41 @@ describe('receivers', () => {
     assert.deepEqual(at(13), []);
   });
 
+  it("`d.get(k)` of a mapping annotated `dict[K, C]` is a C (or None), bound to a name or not; with another default it may be that default", async () => {
+    const lib = {
+      'olib/__init__.py': '',
+      'olib/sched.py': [
+        'class Req:',
+        '    def events(self, n):',
+        '        return n',
+        'class Sched:',
+        '    def __init__(self):',
+        '        self.requests: dict[str, Req] = {}',
+        '',
+      ].join('\n'),
+    };
+    const code = [
+      'from olib.sched import Sched',
+      'class Mine(Sched):',
+      '    def step(self, k, other):',
+      '        r = self.requests.get(k)',
+      '        r.events()', // 5: missing n
+      '        self.requests.get(k, None).events(1, 2)', // 6: too many
+      '        if (w := self.requests.get(k)) is not None:',
+      '            w.events()', // 8: missing n
+      '        d = self.requests.get(k, other)',
+      '        d.events()', // 10: the default may be returned: untraced
+      '        e = self.requests.get(k, default=other)',
+      '        e.events()', // 12: the same
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(brief(r), ['5:missing-argument:n', '6:too-many-positional:', '8:missing-argument:n']);
+    const at = (line: number) => r.calls.filter((c) => c.range.start.line === line - 1).map((c) => `${c.callee}:${c.status ?? 'checked'}`);
+    assert.deepEqual(at(10), ['d.events:untraced']);
+    assert.deepEqual(at(12), ['e.events:untraced']);
+  });
+
   it('a call on a name bound once to what the target gives, whose class is not known, is counted as untraced', async () => {
     const text = [
       'import slib.core',

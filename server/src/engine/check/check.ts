@@ -1845,6 +1845,11 @@ class FileCheck {
       const v = this.followOnce(value, () => this.valueOfExpr(value, scope));
       return v && (v.kind === 'instance' || isInstanceUnion(v) || (v.kind === 'external' && v.args)) ? v : undefined;
     }
+    // `x = d.get(k)`: an item of a mapping of the target's instances (or None)
+    if (isMappingGet(value)) {
+      const v = this.followOnce(value, () => this.valueOfExpr(value, scope));
+      if (v && (v.kind === 'instance' || isInstanceUnion(v) || (v.kind === 'external' && v.args))) return v;
+    }
     // `x = y` and `x = a.b.c` take the value of what they name
     const fn = value.type === 'call' ? value.childForFieldName('function') : value.type === 'identifier' || value.type === 'attribute' ? value : null;
     if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
@@ -1897,7 +1902,7 @@ class FileCheck {
       const c = inner ? this.valueOfExpr(inner, scope) : undefined;
       return c && node.childrenForFieldName('subscript').length === 1 && node.childForFieldName('subscript')?.type !== 'slice' ? this.checker.receivers.element(c, 'item') : undefined;
     }
-    if (node.type === 'call' && node.childForFieldName('function')?.type === 'attribute' && node.childForFieldName('function')?.childForFieldName('attribute')?.text === 'get') {
+    if (isMappingGet(node)) {
       const obj = node.childForFieldName('function')!.childForFieldName('object');
       const c = obj ? this.valueOfExpr(obj, scope) : undefined;
       if (c?.kind === 'external' && c.args) return this.checker.receivers.element(c, 'item');
@@ -3065,3 +3070,20 @@ function literalKeys(n: Node): string[] | undefined {
   }
   return undefined;
 }
+
+/**
+ * `d.get(k)` or `d.get(k, None)`: an item of the mapping, or None (a method called on None fails
+ * anyway). With another default the value may be that default instead: not an item.
+ */
+function isMappingGet(node: Node): boolean {
+  if (node.type !== 'call') return false;
+  const fn = node.childForFieldName('function');
+  if (fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'get') return false;
+  const args = node.childForFieldName('arguments');
+  if (!args || args.type !== 'argument_list') return false;
+  const list = argumentNodes(args);
+  // a keyword, `*args` or `**kwargs` may pass a default
+  if (list.some((a) => a.type === 'keyword_argument' || a.type === 'list_splat' || a.type === 'dictionary_splat')) return false;
+  return list.length === 1 || (list.length === 2 && list[1].type === 'none');
+}
+
