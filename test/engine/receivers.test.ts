@@ -838,6 +838,36 @@ describe('receivers', () => {
     assert.deepEqual(at(12), ['e.events:untraced']);
   });
 
+  it('a chained assignment (`self.x = self.y = C()`, `a = b = C()`) gives every target the value', async () => {
+    const lib = {
+      'olib/__init__.py': '',
+      'olib/net.py': [
+        'class Sock:',
+        '    def send(self, data):',
+        '        return data',
+        'class Client:',
+        '    def __init__(self):',
+        '        self.sock = self.resources_sock = Sock()',
+        '        self.out = out = Sock()',
+        '        out.send(1)',
+        '',
+      ].join('\n'),
+    };
+    const code = [
+      'from olib.net import Client, Sock',
+      'def f(c: Client):',
+      '    c.sock.send()', // 3: missing data
+      '    c.resources_sock.send(1, 2)', // 4: too many
+      '    c.out.send()', // 5: missing data
+      '    a = b = Sock()',
+      '    a.send()', // 7: missing data
+      '    b.send()', // 8: missing data
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(brief(r), ['3:missing-argument:data', '4:too-many-positional:', '5:missing-argument:data', '7:missing-argument:data', '8:missing-argument:data']);
+  });
+
   it('a call on a name bound once to what the target gives, whose class is not known, is counted as untraced', async () => {
     const text = [
       'import slib.core',

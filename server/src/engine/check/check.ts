@@ -1291,7 +1291,9 @@ class FileCheck {
             continue;
           case 'assignment': {
             const left = c.childForFieldName('left');
-            const right = c.childForFieldName('right');
+            let right = c.childForFieldName('right');
+            // `x = y = value` gives every target the value (the inner assignment binds y in its turn)
+            while (right?.type === 'assignment' && !right.childForFieldName('type')) right = right.childForFieldName('right');
             if (left?.type === 'identifier' && right && right.type !== 'assignment') {
               const type = c.childForFieldName('type');
               const after = c.parent?.nextSibling;

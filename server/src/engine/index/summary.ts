@@ -1269,14 +1269,19 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
   const re = new RegExp(`\\b${self}\\.([A-Za-z_]\\w*)\\b(?!\\s*[.(\\[])`, 'g');
   for (const m of raw.matchAll(re)) {
     const at = m.index!;
-    const end = at + m[0].length;
+    let end = at + m[0].length;
     if (at > 0 && raw[at - 1] === '.') continue;
+    // `self.x = y = value` (or `= self.a.b = value`) gives every target the value: read what
+    // follows the last target
+    const chained = /^(?:[ \t]*=(?!=)[ \t]*[A-Za-z_][\w.]*(?=[ \t]*=(?!=)))+/.exec(raw.slice(end, end + 400));
+    if (chained) end += chained[0].length;
     const lineStart = raw.lastIndexOf('\n', at - 1) + 1;
     const nl = raw.indexOf('\n', end);
     const lineBefore = raw.slice(lineStart, at);
     const lineAfter = raw.slice(end, nl < 0 ? raw.length : nl);
     const line = lineBefore + m[0] + lineAfter;
-    const atStart = /^[ \t]*$/.test(lineBefore) || /;[ \t]*$/.test(lineBefore);
+    // at the start of a statement, or a later target of a chained assignment (`self.a = self.x = value`)
+    const atStart = /^[ \t]*$/.test(lineBefore) || /;[ \t]*$/.test(lineBefore) || /^[ \t]*(?:[A-Za-z_][\w.]*[ \t]*=(?!=)[ \t]*)+$/.test(lineBefore);
     const after = raw.slice(end, end + 400);
     if (atStart) {
       /** A name the method binds, imports or takes as a parameter: not the module's. */
