@@ -868,6 +868,56 @@ describe('receivers', () => {
     assert.deepEqual(brief(r), ['3:missing-argument:data', '4:too-many-positional:', '5:missing-argument:data', '7:missing-argument:data', '8:missing-argument:data']);
   });
 
+  it("a static method's first parameter is a parameter like any other; a name a function imports is what the module binds it to; loop targets unpacked from enumerate, zip and items()", async () => {
+    const lib = {
+      'olib/__init__.py': '',
+      'olib/core.py': [
+        'class Layer:',
+        '    def run(self, x):',
+        '        return x',
+        'class Registry:',
+        '    def lookup(self, name):',
+        '        return name',
+        'REGISTRY = Registry()',
+        'class Model:',
+        '    def __init__(self):',
+        '        self.layers: list[Layer] = []',
+        '        self.by_name: dict[str, Layer] = {}',
+        '',
+      ].join('\n'),
+    };
+    const code = [
+      'from olib.core import Model, Layer',
+      'class Helper:',
+      '    @staticmethod',
+      '    def use(layer: Layer):',
+      '        layer.run()', // 5: missing x (before: the first parameter was taken for self)
+      'def f(m: Model, names):',
+      '    from olib.core import REGISTRY',
+      '    REGISTRY.lookup()', // 8: missing name
+      '    for i, layer in enumerate(m.layers):',
+      '        layer.run()', // 10: missing x
+      '    for a, b in zip(m.layers, names):',
+      '        a.run()', // 12: missing x
+      '        b.run()', // 13: an element of names: not known, not counted
+      '    for k, v in m.by_name.items():',
+      '        v.run()', // 15: missing x
+      '        k.upper()', // 16: a str: not the target's
+      'def g(m: Model):',
+      '    enumerate = lambda xs: [(0, 1)]',
+      '    for i, layer in enumerate(m.layers):',
+      '        layer.run()', // 20: enumerate is not the builtin here
+      '    for i, (a, b) in enumerate(m.layers):',
+      '        a.run()', // 22: nested targets are not followed
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(brief(r), ['5:missing-argument:x', '8:missing-argument:name', '10:missing-argument:x', '12:missing-argument:x', '15:missing-argument:x']);
+    const at = (line: number) => r.calls.filter((c) => c.range.start.line === line - 1).map((c) => `${c.callee}:${c.status ?? 'checked'}`);
+    assert.deepEqual([at(13), at(16), at(22)], [[], [], []]);
+    assert.deepEqual(at(20), ['layer.run:untraced']);
+  });
+
   it('a call on a name bound once to what the target gives, whose class is not known, is counted as untraced', async () => {
     const text = [
       'import slib.core',

@@ -182,8 +182,12 @@ type LocalBinding =
   | { kind: 'param'; annotation?: string; first: boolean }
   /** `with value as name` */
   | { kind: 'with'; value: Node }
-  /** `for name in iter` */
-  | { kind: 'for'; iter: Node };
+  /**
+   * `for name in iter`; `how` says which element of `iter` (`values`: of a mapping; otherwise what
+   * iterating it gives), `via` the builtin whose call unpacks it (`for i, x in enumerate(xs)`, `for
+   * a, b in zip(xs, ys)`), which must be that builtin where the loop runs
+   */
+  | { kind: 'for'; iter: Node; how?: 'iter' | 'values' | 'keys'; via?: string };
 
 interface Scope {
   kind: 'module' | 'function' | 'class';
@@ -1224,7 +1228,10 @@ class FileCheck {
     };
     const params = node.childForFieldName('parameters');
     if (params) {
-      let first = true;
+      // the first parameter of a method binds the instance (or the class), unless the method is
+      // a static one: then it is a parameter like any other
+      const deco = node.parent?.type === 'decorated_definition' ? node.parent : undefined;
+      let first = !deco?.namedChildren.some((d) => d?.type === 'decorator' && /^@\s*(builtins\s*\.\s*)?staticmethod\s*$/.test(d.text));
       for (const p of params.namedChildren) {
         if (!p || p.type === 'comment') continue;
         const id = p.type === 'identifier' ? p : p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier') ?? p.namedChildren[0]?.namedChildren[0];
@@ -1311,6 +1318,18 @@ class FileCheck {
             const right = c.childForFieldName('right');
             if (left?.type === 'identifier' && right) {
               add(left.text, { kind: 'for', iter: right });
+              break;
+            }
+            const per = left && right ? unpackedLoop(left, right) : undefined;
+            if (per) {
+              per.forEach(([target, b]) => {
+                if (target.type === 'identifier') add(target.text, b);
+                else {
+                  const names: string[] = [];
+                  identifierTargets(target, names);
+                  for (const x of names) add(x, null);
+                }
+              });
               break;
             }
             const names: string[] = [];
@@ -1657,7 +1676,7 @@ class FileCheck {
             if (b.kind === 'assigned') return this.assignedLocal(b, s);
             if (b.kind === 'param') return this.parameterValue(b, s);
             if (b.kind === 'with') return this.enteredValue(b.value, s);
-            if (b.kind === 'for') return this.loopValue(b.iter, s);
+            if (b.kind === 'for') return this.forValue(b, s);
           }
           if (list.some((b) => b === null)) return undefined;
           if (list.some((b) => b!.kind === 'assigned' || b!.kind === 'param' || b!.kind === 'with' || b!.kind === 'for')) {
@@ -1667,7 +1686,7 @@ class FileCheck {
             for (const b of list as LocalBinding[]) {
               // `x = None` then `x = C()`: a method called on None fails anyway
               if (b.kind === 'assigned' && b.value.type === 'none') continue;
-              const v = b.kind === 'assigned' ? this.assignedLocal(b, s) : b.kind === 'param' ? this.parameterValue(b, s) : b.kind === 'with' ? this.enteredValue(b.value, s) : b.kind === 'for' ? this.loopValue(b.iter, s) : undefined;
+              const v = b.kind === 'assigned' ? this.assignedLocal(b, s) : b.kind === 'param' ? this.parameterValue(b, s) : b.kind === 'with' ? this.enteredValue(b.value, s) : b.kind === 'for' ? this.forValue(b, s) : undefined;
               if (!v || !(v.kind === 'instance' || isInstanceUnion(v))) return undefined;
               values.push(v);
             }
@@ -1676,6 +1695,12 @@ class FileCheck {
             return v.kind === 'instance' || isInstanceUnion(v) ? v : undefined;
           }
           const values = (list as Binding[]).map((b) => this.program.valueOfBinding(b, this.summary, 0));
+          // `from m import REGISTRY` inside the function: as at module level (below)
+          const only = list.length === 1 ? (list[0] as Binding) : undefined;
+          if (values.length === 1 && values[0].kind === 'unknown' && only?.kind === 'from' && !this.patched().includes(only.name) && !this.opts.projectPatched?.has(only.name)) {
+            const inst = this.checker.receivers.moduleInstance(only.module, only.name);
+            if (inst) return inst;
+          }
           return values.length === 1 ? values[0] : { kind: 'anyOf', values };
         }
       }
@@ -1790,11 +1815,23 @@ class FileCheck {
     return v.kind === 'instance' || isInstanceUnion(v) || (v.kind === 'unknown' && v.target) ? v : undefined;
   }
 
+  /** A loop target's value (see `LocalBinding`): unpacked through a builtin only where the name is that builtin. */
+  private forValue(b: { iter: Node; how?: 'iter' | 'values' | 'keys'; via?: string }, scope: Scope): Value | undefined {
+    if (b.via && !this.isBuiltinHere(b.via, scope)) return undefined;
+    return this.loopValue(b.iter, scope, b.how);
+  }
+
+  /** Whether `name` is the builtin where `scope` reads it: no function around it, the module or a star import binds it. */
+  private isBuiltinHere(name: string, scope: Scope): boolean {
+    for (let s: Scope | undefined = scope; s; s = s.parent) if (s.locals.has(name)) return false;
+    return !this.summary.bindings.has(name) && this.summary.starImports.length === 0;
+  }
+
   /** `for x in c` / `for x in c.values()` / `for x in c.keys()` / `for x in f()`: an element of a container whose annotation says what it holds. */
-  private loopValue(iter: Node, scope: Scope): Value | undefined {
-    let how: 'iter' | 'values' = 'iter';
+  private loopValue(iter: Node, scope: Scope, given?: 'iter' | 'values' | 'keys'): Value | undefined {
+    let how: 'iter' | 'values' | 'keys' = given ?? 'iter';
     let over = iter;
-    if (iter.type === 'call' && (iter.childForFieldName('arguments')?.namedChildren.length ?? 1) === 0) {
+    if (!given && iter.type === 'call' && (iter.childForFieldName('arguments')?.namedChildren.length ?? 1) === 0) {
       const fn = iter.childForFieldName('function');
       const m = fn?.type === 'attribute' ? fn.childForFieldName('attribute')?.text : undefined;
       const obj = fn?.childForFieldName('object');
@@ -3087,5 +3124,26 @@ function isMappingGet(node: Node): boolean {
   // a keyword, `*args` or `**kwargs` may pass a default
   if (list.some((a) => a.type === 'keyword_argument' || a.type === 'list_splat' || a.type === 'dictionary_splat')) return false;
   return list.length === 1 || (list.length === 2 && list[1].type === 'none');
+}
+
+/**
+ * The targets of `for a, b in ...` that take an element of a container: `for i, x in
+ * enumerate(xs)` (x an element of xs), `for a, b in zip(xs, ys)` (one of each), `for k, v in
+ * d.items()` (a key and a value of d). Each target with its binding (null: not followed).
+ */
+function unpackedLoop(left: Node, right: Node): Array<[Node, LocalBinding | null]> | undefined {
+  if ((left.type !== 'pattern_list' && left.type !== 'tuple_pattern') || right.type !== 'call') return undefined;
+  const targets = left.namedChildren.filter((x): x is Node => !!x && x.type !== 'comment');
+  const fn = right.childForFieldName('function');
+  const argList = right.childForFieldName('arguments');
+  if (!fn || !argList || argList.type !== 'argument_list') return undefined;
+  const args = argumentNodes(argList);
+  if (args.some((a) => a.type === 'keyword_argument' || a.type === 'list_splat' || a.type === 'dictionary_splat' || a.type === 'parenthesized_list_splat')) return undefined;
+  if (targets.some((t) => t.type === 'list_splat_pattern')) return undefined;
+  if (fn.type === 'identifier' && fn.text === 'enumerate' && args.length === 1 && targets.length === 2) return [[targets[0], null], [targets[1], { kind: 'for', iter: args[0], via: 'enumerate' }]];
+  if (fn.type === 'identifier' && fn.text === 'zip' && args.length > 0 && args.length === targets.length) return targets.map((t, i): [Node, LocalBinding] => [t, { kind: 'for', iter: args[i], via: 'zip' }]);
+  const obj = fn.type === 'attribute' ? fn.childForFieldName('object') : null;
+  if (obj && fn.childForFieldName('attribute')?.text === 'items' && args.length === 0 && targets.length === 2) return [[targets[0], { kind: 'for', iter: obj, how: 'keys' }], [targets[1], { kind: 'for', iter: obj, how: 'values' }]];
+  return undefined;
 }
 

@@ -176,13 +176,15 @@ export class Receivers {
 
   /**
    * An element of a container whose annotation gave its type arguments: `how` is `iter` (a `for`
-   * loop over it), `item` (`c[i]`, `c.get(k)`) or `values` (a loop over `c.values()`).
+   * loop over it), `item` (`c[i]`, `c.get(k)`), `values` (a loop over `c.values()`) or `keys` (a
+   * mapping's key, as `for k, v in c.items()` gives it).
    */
-  element(v: Value, how: 'iter' | 'item' | 'values'): Value | undefined {
+  element(v: Value, how: 'iter' | 'item' | 'values' | 'keys'): Value | undefined {
     if (v.kind !== 'external' || !v.args || !v.summary) return undefined;
     const name = v.qualname.replace(/^(builtins|typing|collections\.abc|collections|typing_extensions)\./, '');
     let arg: string | undefined;
-    if (SEQUENCES.has(name)) arg = how === 'values' ? undefined : v.args.length === 1 ? v.args[0] : undefined;
+    if (how === 'keys') arg = MAPPINGS.has(name) && v.args.length === 2 ? v.args[0] : undefined;
+    else if (SEQUENCES.has(name)) arg = how === 'values' ? undefined : v.args.length === 1 ? v.args[0] : undefined;
     else if (name === 'tuple') arg = v.args.length === 2 && v.args[1] === '...' && how !== 'values' ? v.args[0] : undefined;
     else if (MAPPINGS.has(name)) arg = v.args.length === 2 ? (how === 'iter' ? v.args[0] : v.args[1]) : undefined;
     if (!arg) return undefined;
