@@ -1821,7 +1821,7 @@ class FileCheck {
     return this.loopValue(b.iter, scope, b.how);
   }
 
-  /** Whether `name` is the builtin where `scope` reads it: no function around it, the module or a star import binds it. */
+  /** Whether `name` is the builtin where `scope` reads it: no scope around it (a class body's too, to be safe), nor the module, nor a star import binds it. */
   private isBuiltinHere(name: string, scope: Scope): boolean {
     for (let s: Scope | undefined = scope; s; s = s.parent) if (s.locals.has(name)) return false;
     return !this.summary.bindings.has(name) && this.summary.starImports.length === 0;

@@ -98,8 +98,8 @@ export interface ReportOptions {
 
 export function buildReport(base: Program, target: Program, labels: { baseline: string; target: string }, opts: ReportOptions = {}): ApiReport {
   const started = performance.now();
-  // with uses, only the modules a used name lies in are compared, and the full indexes (every
-  // module of both versions) are built only when a used name is gone and may have moved
+  // with uses, only the modules the used names need are compared (found with the baseline's
+  // index), and the target's full index is built only when a used name is gone and may have moved
   const baseIndex = base.buildFullIndex();
   const used = opts.uses ? usedModules(opts.uses, baseIndex) : undefined;
   const modules = (used ? [...used].filter((m) => base.findModule(m)).sort() : baseIndex.modules).filter((m) => inPackage(m, opts.package));
