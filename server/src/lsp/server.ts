@@ -38,7 +38,7 @@ import { installedDistributions, listVersions } from '../engine/sources/wheelFet
 import { ChangesRequest, type ChangesResult, DetectRequest, EnvironmentNotification, type EnvironmentParams, FIX_ALL_KIND, RecheckRequest, type ServerState, StatusNotification, type StatusParams, CancelFetchNotification, FetchProgressNotification, type FetchProgressParams, VersionsRequest, type VersionsParams, type VersionsResult, CheckWorkspaceRequest } from './protocol';
 import { fixAllEdits } from '../engine/check/fixes';
 import { PROJECT_PENDING } from '../engine/check/check';
-import { parserReady, ParserCrashError } from '../engine/parser';
+import { initParser, parserReady, ParserCrashError } from '../engine/parser';
 import { buildReport } from '../engine/report/report';
 import { type UsePlace, workspaceReport } from './changesReport';
 import { collectFiles } from '../cli/files';
@@ -721,6 +721,10 @@ connection.onInitialize((params): InitializeResult => {
   cacheDir = typeof init?.cacheDir === 'string' ? path.join(init.cacheDir, 'cache') : undefined;
   if (init?.settings) settings = parseSettings(init.settings);
   if (init?.environment) environment = init.environment;
+  // the parser's wasm is compiled while the client answers the settings request and opens its
+  // files, not after the first file arrives (opening the target waits for the same promise, and
+  // says so if it fails)
+  initParser(__dirname).catch(() => undefined);
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,

@@ -402,6 +402,10 @@ function earlyExit(st: Node | null): Node | undefined {
  * reaches into functions and classes defined there.
  */
 function versionTested(n: Node): boolean {
+  // what a statement of a function body says (an early exit on a version test) is asked for each
+  // call below it: remembered per tree
+  let exits = earlyExits.get(n.tree);
+  if (!exits) earlyExits.set(n.tree, (exits = new Map()));
   for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
     if (p.type === 'if_statement') {
       const cond = p.childForFieldName('condition');
@@ -416,13 +420,20 @@ function versionTested(n: Node): boolean {
       // the statements of a function body before this one: an early return on a version test
       for (const st of p.namedChildren) {
         if (!st || st.startIndex >= child.startIndex) break;
-        const cond = earlyExit(st);
-        if (cond && comparesVersion(cond)) return true;
+        let exits1 = exits.get(st.id);
+        if (exits1 === undefined) {
+          const cond = earlyExit(st);
+          exits.set(st.id, (exits1 = !!cond && comparesVersion(cond)));
+        }
+        if (exits1) return true;
       }
     }
   }
   return false;
 }
+
+/** Per parsed tree: whether each statement (by node id) is an early exit on a version test (see `versionTested`). */
+const earlyExits = new WeakMap<object, Map<number, boolean>>();
 
 /**
  * `n` runs in the handler of a `try` that catches ImportError (`try: from new.place import f`
