@@ -402,8 +402,8 @@ function earlyExit(st: Node | null): Node | undefined {
  * reaches into functions and classes defined there.
  */
 function versionTested(n: Node): boolean {
-  // what a statement of a function body says (an early exit on a version test) is asked for each
-  // call below it: remembered per tree
+  // where the first early exit on a version test of a function body is, asked for each call
+  // below it: remembered per tree
   let exits = earlyExits.get(n.tree);
   if (!exits) earlyExits.set(n.tree, (exits = new Map()));
   for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
@@ -418,22 +418,26 @@ function versionTested(n: Node): boolean {
       if (cond && cond.id !== child.id && testsVersion(cond)) return true;
     } else if (p.type === 'block' && p.parent?.type === 'function_definition') {
       // the statements of a function body before this one: an early return on a version test
-      for (const st of p.namedChildren) {
-        if (!st || st.startIndex >= child.startIndex) break;
-        let exits1 = exits.get(st.id);
-        if (exits1 === undefined) {
-          const cond = earlyExit(st);
-          exits.set(st.id, (exits1 = !!cond && comparesVersion(cond)));
+      let first = exits.get(p.id);
+      if (first === undefined) {
+        first = Infinity;
+        for (const st of p.namedChildren) {
+          const cond = st && earlyExit(st);
+          if (cond && comparesVersion(cond)) {
+            first = st!.startIndex;
+            break;
+          }
         }
-        if (exits1) return true;
+        exits.set(p.id, first);
       }
+      if (first < child.startIndex) return true;
     }
   }
   return false;
 }
 
-/** Per parsed tree: whether each statement (by node id) is an early exit on a version test (see `versionTested`). */
-const earlyExits = new WeakMap<object, Map<number, boolean>>();
+/** Per parsed tree: where the first early exit on a version test of each function body (by node id) starts, Infinity for none (see `versionTested`). */
+const earlyExits = new WeakMap<object, Map<number, number>>();
 
 /**
  * `n` runs in the handler of a `try` that catches ImportError (`try: from new.place import f`
