@@ -471,6 +471,62 @@ describe('recall of general patterns', () => {
     assert.match(r.findings.find((f) => f.code === 'deprecated')!.message, /recall\.utils\.get_port is deprecated in the target: .*; it lives in `recall\.utils\.network`/);
   });
 
+  it('gives no deprecated hint for an import or attribute written for another version (an ImportError fallback, a version test)', async () => {
+    const engine = await Engine.open({ targets: [V2] });
+    const code = [
+      'try:',
+      '    from recall.utils.network import get_port',
+      'except ImportError:',
+      '    from recall.utils import get_port',
+      'import sys',
+      'import recall.utils',
+      'if sys.version_info < (3, 9):',
+      '    from recall.utils import get_port as old_port',
+      '    recall.utils.get_port',
+      'try:',
+      '    from recall.utils import get_port as tried',
+      'except ImportError:',
+      '    tried = None',
+      '',
+    ].join('\n');
+    const r = engine.check(code, 'fallback.py');
+    // the import tried first runs on the target: its hint stays
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['11:deprecated']);
+  });
+
+  it('follows the branch of an availability test that runs where the target is installed, and not a test it cannot read', async () => {
+    const lib = { 'lib/__init__.py': '', 'lib/api.py': 'def get(x):\n    return x\n\nclass Loader:\n    def load(self, source):\n        return source\n' };
+    const code = [
+      'from importlib.util import find_spec',
+      'if find_spec("lib") is not None:',
+      '    from lib.api import get',
+      'else:',
+      '    get = None',
+      'if not is_package_available("lib"):',
+      '    Loader = object',
+      'else:',
+      '    from lib.api import Loader',
+      'if importlib.util.find_spec("other_pkg"):',
+      '    from other_pkg import get as other',
+      'else:',
+      '    from lib.api import get as other',
+      'if is_package_available("lib", "2.0"):',
+      '    from lib.api import get as versioned',
+      'else:',
+      '    def versioned(a, b): ...',
+      'get(1, 2)',
+      'Loader().load()',
+      'other(1, 2)',
+      'versioned(1, 2)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['18:too-many-positional', '19:missing-argument']);
+    // a module the target lacks may be installed or not: `other` may be the user's own; a test
+    // with more than the module's name is not read: `versioned` may be the def, which binds
+    assert.deepEqual(r.calls.filter((c) => c.range.start.line + 1 === 20), []);
+  });
+
   it('reports a missing required field through validators that pass their input on, and not through one that fills it', async () => {
     const r = await result();
     // a logging wrap validator and a checking before validator: the field is still missing

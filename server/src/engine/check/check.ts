@@ -2098,7 +2098,8 @@ class FileCheck {
   private checkImport(node: Node): void {
     if (this.inError || node.hasError || underTypeChecking(node)) return;
     // an import under a version test is for the version it tests
-    let guarded = guardedBy(node, HANDLES_IMPORT_ERROR) || !!this.otherVersion(node);
+    const elsewhere = !!this.otherVersion(node);
+    let guarded = elsewhere || guardedBy(node, HANDLES_IMPORT_ERROR);
     // `with contextlib.suppress(ImportError):` guards its body as `try: ... except ImportError:` does
     for (let p: Node | null = node.parent; p && !guarded && p.type !== 'function_definition' && p.type !== 'class_definition'; p = p.parent) {
       if (p.type !== 'with_statement') continue;
@@ -2143,8 +2144,10 @@ class FileCheck {
           definition: s ? { file: s.file, line: 1 } : null,
           change: moved ? `\`${name}\` moved from \`${module}\` to \`${moved}\`` : undefined,
         });
-      } else if (v.kind !== 'missing' && !this.opts.moduleName) {
-        // served by the module's __getattr__ after a DeprecationWarning: import it from where it lives now
+      } else if (v.kind !== 'missing' && !this.opts.moduleName && !elsewhere) {
+        // served by the module's __getattr__ after a DeprecationWarning: import it from where it
+        // lives now (not said of an import written for another version: a fallback, or a branch
+        // a version test chooses, does not run where the new place is there)
         const dep = this.program.deprecatedGetattr(module, name);
         if (!dep) continue;
         const to = this.program.resolveMember(dep.module, dep.attr).kind === 'missing' ? undefined : dep.module;
@@ -2277,7 +2280,7 @@ class FileCheck {
     const v = this.program.resolveMember(base.name, attr.text);
     if (v.kind !== 'missing') {
       // `mod.name` served by the module's __getattr__ after a DeprecationWarning
-      const dep = this.opts.moduleName ? undefined : this.program.deprecatedGetattr(base.name, attr.text);
+      const dep = this.opts.moduleName || this.otherVersion(node) ? undefined : this.program.deprecatedGetattr(base.name, attr.text);
       if (!dep) return;
       const to = this.program.resolveMember(dep.module, dep.attr).kind === 'missing' ? undefined : dep.module;
       const ds = this.program.summary(base.name);

@@ -96,7 +96,7 @@ export interface FieldInfo {
  * block's imports succeed against the target (see `Program.valueOfBindings`).
  */
 export interface ImportTry {
-  /** The line of the `try` statement: the attempt and its fallbacks share it. */
+  /** The line of the `try` statement (or of an `if` that tests availability, see `availabilityTest`): the attempt and its fallbacks share it. */
   line: number;
   role: 'attempt' | 'fallback';
   /** What the block imports, in order: `import a.b` is `{module: 'a.b'}`. */
@@ -2037,6 +2037,42 @@ function branchBlocks(s: Node): Branch[] {
   return out;
 }
 
+/** Functions that tell whether a module can be imported, by the module's name: `importlib.util.find_spec("m")`, `is_package_available("m")`. */
+const AVAILABILITY_TESTS = /^(find_spec|find_loader|_?is_\w*available\w*|_?\w*_available)$/;
+
+/**
+ * An `if` with one `else` (no `elif`) whose condition tests that a module can be imported, by its
+ * name alone: `find_spec("m") is not None`, `importlib.util.find_spec("m")`, `is_package_available("m")`,
+ * or the negation of one (`positive` false: the `else` branch runs where the module is there).
+ */
+export function availabilityTest(s: Node): { module: string; positive: boolean } | undefined {
+  const alts = s.childrenForFieldName('alternative');
+  if (alts.length !== 1 || alts[0]?.type !== 'else_clause') return undefined;
+  let cond = s.childForFieldName('condition');
+  let positive = true;
+  for (;;) {
+    if (!cond) return undefined;
+    if (cond.type === 'parenthesized_expression') cond = cond.namedChildren.find((c) => c?.type !== 'comment') ?? null;
+    else if (cond.type === 'not_operator') {
+      positive = !positive;
+      cond = cond.childForFieldName('argument');
+    } else if (cond.type === 'comparison_operator') {
+      // `X is not None` / `X is None`
+      const parts = cond.namedChildren.filter((c) => c && c.type !== 'comment');
+      const ops = cond.children.filter((c) => c && !c.isNamed).map((c) => c!.text).join(' ');
+      if (parts.length !== 2 || parts[1]!.type !== 'none' || (ops !== 'is not' && ops !== 'is')) return undefined;
+      if (ops === 'is') positive = !positive;
+      cond = parts[0];
+    } else break;
+  }
+  if (cond.type !== 'call') return undefined;
+  const fn = cond.childForFieldName('function')?.text.replace(/\s+/g, '').split('.').pop() ?? '';
+  const args = cond.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment') ?? [];
+  if (!AVAILABILITY_TESTS.test(fn) || args.length !== 1 || args[0]!.type !== 'string') return undefined;
+  const m = /^(['"])([A-Za-z_][\w.]*)\1$/.exec(args[0]!.text);
+  return m ? { module: m[2], positive } : undefined;
+}
+
 /** Whether an `except` clause catches an ImportError (by that name, a base of it, or bare). */
 export function catchesImportError(clause: Node): boolean {
   const block = clause.namedChildren.find((x) => x?.type === 'block');
@@ -2313,8 +2349,12 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
         const plan = s.type === 'try_statement' ? importTry(s, ctx) : undefined;
         const attempt: ImportTry | undefined = plan && { ...plan, role: 'attempt' };
         const fallback: ImportTry | undefined = plan && { ...plan, role: 'fallback' };
-        for (const b of branchBlocks(s)) {
-          const mark = !b.clause ? attempt : b.clause.type === 'except_clause' && catchesImportError(b.clause) ? fallback : undefined;
+        // so do the branches of `if find_spec("m") is not None: ... else: ...`: the first runs
+        // where `m` can be imported, the other where it cannot
+        const available = s.type === 'if_statement' ? availabilityTest(s) : undefined;
+        const branches = branchBlocks(s);
+        for (const [i, b] of branches.entries()) {
+          const mark = available ? { line, imports: [{ module: available.module }], role: (i === 0) === available.positive ? ('attempt' as const) : ('fallback' as const) } : !b.clause ? attempt : b.clause.type === 'except_clause' && catchesImportError(b.clause) ? fallback : undefined;
           walk(statements(b.node), true, typeChecking || b.typeCheckingOnly, false, mark);
         }
       }
