@@ -257,6 +257,97 @@ describe('receivers', () => {
     assert.match(serve?.unknownReason ?? '', /Server/);
   });
 
+  it('an isinstance test above a call (assert, an if around it, an early raise) makes the name an instance of that class or a subclass; a name bound again since is not followed', async () => {
+    const lib = {
+      'flib/__init__.py': '',
+      'flib/load.py': [
+        'class Base:',
+        '    pass',
+        '',
+        'class Loader(Base):',
+        '    def load(self, source):',
+        '        return source',
+        '',
+        'class Fancy(Loader):',
+        '    def load(self, source, extra):',
+        '        return source',
+        '',
+        'class Other(Base):',
+        '    def read(self, n):',
+        '        return n',
+        '',
+        'def get_loader() -> Base:',
+        '    return Loader()',
+        '',
+      ].join('\n'),
+    };
+    const text = [
+      'from flib.load import Base, Loader, Other, get_loader',
+      '',
+      'def a():',
+      '    x = get_loader()',
+      '    assert isinstance(x, Other)',
+      '    x.read(1, 2)',
+      '',
+      'def b(x: Base):',
+      '    if isinstance(x, Other):',
+      '        x.read()',
+      '    if not isinstance(x, Other):',
+      '        raise TypeError(x)',
+      '    x.read(1, 2, 3)',
+      '',
+      'def c(x: Base, items):',
+      '    for i in items:',
+      '        if not isinstance(x, Other):',
+      '            continue',
+      '        x.read(n=1, m=2)',
+      '',
+      'def rebound(y: Base):',
+      '    assert isinstance(y, Other)',
+      '    y = get_loader()',
+      '    y.read(1, 2)',
+      '',
+      'def looped(y: Base, items):',
+      '    assert isinstance(y, Other)',
+      '    for i in items:',
+      '        y.read(1, 2)',
+      '        y = i',
+      '',
+      'def handled(y: Base):',
+      '    assert isinstance(y, Other)',
+      '    try:',
+      '        y = get_loader()',
+      '    except Exception:',
+      '        y.read(1, 2)',
+      '',
+      'def shadowed(y: Base):',
+      '    Other = Loader',
+      '    assert isinstance(y, Other)',
+      '    y.read(1, 2)',
+      '',
+      'def tupled(y: Base):',
+      '    assert isinstance(y, (Other, Loader))',
+      '    y.read(1, 2)',
+      '',
+      'def virtual(y: Base):',
+      '    assert isinstance(y, Loader)',
+      '    y.load(1, 2)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, text);
+    assert.deepEqual(brief(r), ['6:too-many-positional:', '10:missing-argument:n', '13:too-many-positional:', '19:unexpected-keyword:m']);
+    // rebound, looped, handled, shadowed and tupled: Base has no read, the call is not decided
+    // (a name bound several ways in its function is not counted at all)
+    for (const line of [24, 29, 37, 42, 46]) {
+      const call = r.calls.find((c) => c.range.start.line + 1 === line);
+      assert.notEqual(call ? (call.status ?? 'checked') : 'not counted', 'checked', `line ${line}`);
+    }
+    // a Loader may be a Fancy, whose load takes two: the call binds on one of them
+    const virtual = r.calls.find((c) => c.range.start.line + 1 === 50);
+    assert.equal(virtual?.status, 'unknown');
+    assert.match(virtual?.unknownReason ?? '', /Fancy/);
+  });
+
   it('a classmethod without a return annotation that returns what cls(...) builds is an alternative constructor; one that may return something else is not', async () => {
     const lib = {
       'hlib/__init__.py': '',

@@ -384,6 +384,64 @@ function comparesVersion(cond: Node): boolean {
   return VERSION_COMPARED.test(text.replace(/\s+/g, ' '));
 }
 
+/** Scopes an isinstance test does not reach across (see `FileCheck.narrowed`). */
+const NARROWING_STOPS = new Set(['function_definition', 'class_definition', 'lambda', 'list_comprehension', 'set_comprehension', 'dictionary_comprehension', 'generator_expression']);
+
+/**
+ * `isinstance(name, C)` (with `negated`: `not isinstance(name, C)`), `C` a name or a dotted name
+ * (one class, not a tuple): `C` as written; undefined for any other condition.
+ */
+function isinstanceOf(cond: Node | null | undefined, name: string, negated: boolean): string | undefined {
+  while (cond?.type === 'parenthesized_expression') cond = cond.namedChildren.find((c) => c && c.type !== 'comment');
+  if (negated) {
+    if (cond?.type !== 'not_operator') return undefined;
+    return isinstanceOf(cond.childForFieldName('argument'), name, false);
+  }
+  if (cond?.type !== 'call' || cond.childForFieldName('function')?.text !== 'isinstance') return undefined;
+  const args = cond.childForFieldName('arguments')?.namedChildren.filter((c) => c && c.type !== 'comment') ?? [];
+  if (args.length !== 2 || args[0]!.type !== 'identifier' || args[0]!.text !== name) return undefined;
+  const cls = args[1]!;
+  return cls.type === 'identifier' || (cls.type === 'attribute' && /^[A-Za-z_][\w.]*$/.test(cls.text)) ? cls.text : undefined;
+}
+
+/**
+ * Whether a statement may bind `name`: an assignment (of it, or of a tuple or list that holds
+ * it), a loop, `with` or `except` target, a walrus, `del`, an import, a def or class, `global`.
+ * Read from its text, erring towards yes (a keyword argument of that name counts too).
+ */
+function bindsName(st: Node, name: string): boolean {
+  if (st.type === 'expression_statement' || st.type === 'assert_statement' || st.type === 'return_statement' || st.type === 'raise_statement') {
+    // a call or a test that only reads it: no target, no walrus
+    const e = st.namedChildren.find((c) => c && c.type !== 'comment');
+    if (e && e.type !== 'assignment' && e.type !== 'augmented_assignment' && !st.text.includes(':=')) return false;
+  }
+  return bindsInText(st.text, name);
+}
+
+/** Whether code may bind `name` (see `bindsName`), from its text alone. */
+function bindsInText(text: string, name: string): boolean {
+  const x = `(?<![\\w.])${name}(?!\\w)`;
+  if (!new RegExp(x).test(text)) return false;
+  if (text.includes(':=')) return true;
+  return new RegExp(
+    [
+      `${x}\\s*(?:[-+*/%&|^@]|//|\\*\\*|<<|>>)?=(?!=)`, // x = / x += / f(x=...)
+      `${x}\\s*[,)\\]][^=\\n]*[^=!<>]=(?!=)`, // x, y = ... / (x, y) = ...
+      `\\bas\\s*\\(?[^:\\n]*${x}`, // with ... as x / except E as x
+      `\\bfor\\b[^\\n]*${x}[^\\n]*\\bin\\b`, // for x in / for a, x in
+      `\\b(?:del|import|global|nonlocal)\\b[^\\n]*${x}`,
+      `\\b(?:def|class)\\s+${name}\\b`,
+    ].join('|'),
+  ).test(text);
+}
+
+/** `if <test>: continue` (or break), with no other branch: the rest of the loop's body runs only where the test failed. */
+function loopExit(st: Node | null): Node | undefined {
+  if (st?.type !== 'if_statement' || st.namedChildren.some((c) => c?.type === 'elif_clause' || c?.type === 'else_clause')) return undefined;
+  const last = st.childForFieldName('consequence')?.namedChildren.filter((c) => c && c.type !== 'comment').at(-1);
+  return last && (last.type === 'continue_statement' || last.type === 'break_statement') ? st.childForFieldName('condition') ?? undefined : undefined;
+}
+
 /** `if <test>: return` (or raise), with no other branch: the code after it runs only where the test failed. */
 function earlyExit(st: Node | null): Node | undefined {
   if (st?.type !== 'if_statement' || st.namedChildren.some((c) => c?.type === 'elif_clause' || c?.type === 'else_clause')) return undefined;
@@ -1938,7 +1996,7 @@ class FileCheck {
   }
 
   private valueOfExpr(node: Node, scope: Scope): Value | undefined {
-    if (node.type === 'identifier') return this.resolveName(node.text, scope);
+    if (node.type === 'identifier') return this.nameValue(node, scope);
     if (node.type === 'attribute') {
       const obj = node.childForFieldName('object');
       const attr = node.childForFieldName('attribute');
@@ -1967,6 +2025,60 @@ class FileCheck {
         return inner.length === 1 && inner[0] ? this.valueOfExpr(inner[0], scope) : undefined;
       }
       return this.instanceFrom(node, scope);
+    }
+    return undefined;
+  }
+
+  /** The value of a name where `id` reads it: narrowed by an isinstance test above it (see `narrowed`), else what its bindings give. */
+  private nameValue(id: Node, scope: Scope): Value | undefined {
+    return this.narrowed(id, scope) ?? this.resolveName(id.text, scope);
+  }
+
+  /**
+   * A class that an isinstance test proves the name read at `id` holds, within the function (or
+   * module) that reads it: `assert isinstance(x, C)` or `if not isinstance(x, C): raise` (or
+   * return, continue, break) above it in its block or a block around it, or `if isinstance(x, C):`
+   * around it. Nothing between the test and the read may bind the name again (a loop crossed on
+   * the way must not bind it anywhere). The name then holds a C or an instance of a subclass, as
+   * a parameter annotated C does. `C` is a name or dotted name of the module's, not a local.
+   */
+  private narrowed(id: Node, scope: Scope): Value | undefined {
+    const name = id.text;
+    if (!this.shared.text.includes('isinstance')) return undefined;
+    const binds = (st: Node): boolean => bindsName(st, name);
+    const tested = (cond: Node | null | undefined, negated: boolean): Value | undefined => {
+      const cls = isinstanceOf(cond, name, negated);
+      if (!cls) return undefined;
+      // the class's name is read at module level: a local of that name is not followed
+      for (let s: Scope | undefined = scope; s && s.kind !== 'module'; s = s.parent) if (s.locals.has(cls.split('.')[0])) return undefined;
+      const v = this.parameterValue({ annotation: cls, first: false }, scope);
+      return v?.kind === 'instance' ? v : undefined;
+    };
+    for (let child: Node = id, p = id.parent; p; child = p, p = p.parent) {
+      if (NARROWING_STOPS.has(p.type)) return undefined;
+      // a loop runs its body again after what follows the read; a statement's header (`for x
+      // in`, `with ... as x`, `except E as x`), a try body before its handler and a condition
+      // before its branch run before the read
+      if (p.type === 'for_statement' || p.type === 'while_statement' ? binds(p) : p.type !== 'block' && p.type !== 'module' && bindsInText(p.text.slice(0, child.startIndex - p.startIndex), name)) return undefined;
+      if (p.type === 'if_statement' && child.id === p.childForFieldName('consequence')?.id) {
+        const v = tested(p.childForFieldName('condition'), false);
+        if (v) return v;
+      }
+      if (p.type !== 'block' && p.type !== 'module') continue;
+      // the simple statement holding the read may bind the name before it (a walrus): not followed
+      if (child.type !== 'block' && child.text.includes(':=') && bindsInText(child.text, name)) return undefined;
+      for (let st = child.previousNamedSibling; st; st = st.previousNamedSibling) {
+        if (st.type === 'assert_statement') {
+          const v = tested(st.namedChildren.find((c) => c && c.type !== 'comment'), false);
+          if (v) return v;
+        }
+        if (st.type === 'if_statement') {
+          const cond = earlyExit(st) ?? loopExit(st);
+          const v = cond && !binds(st.childForFieldName('consequence')!) ? tested(cond, true) : undefined;
+          if (v) return v;
+        }
+        if (binds(st)) return undefined;
+      }
     }
     return undefined;
   }
@@ -2025,7 +2137,7 @@ class FileCheck {
     if (depth > 20) return false;
     switch (node.type) {
       case 'identifier': {
-        const v = this.resolveName(node.text, scope);
+        const v = this.nameValue(node, scope);
         if (v && this.targetish(v)) return true;
         // a name bound once to what a target call returns (`logger = logging.getLogger(...)`, no
         // return annotation): its value comes from the target though its class is not known
