@@ -2029,6 +2029,9 @@ class FileCheck {
     return undefined;
   }
 
+  /** The names the file passes to isinstance as the tested object (see `narrowed`). */
+  private testedNames?: Set<string>;
+
   /** The value of a name where `id` reads it: narrowed by an isinstance test above it (see `narrowed`), else what its bindings give. */
   private nameValue(id: Node, scope: Scope): Value | undefined {
     return this.narrowed(id, scope) ?? this.resolveName(id.text, scope);
@@ -2044,7 +2047,9 @@ class FileCheck {
    */
   private narrowed(id: Node, scope: Scope): Value | undefined {
     const name = id.text;
-    if (!this.shared.text.includes('isinstance')) return undefined;
+    // only names the file tests at all are looked for
+    this.testedNames ??= new Set([...this.shared.text.matchAll(/\bisinstance\s*\(\s*([A-Za-z_]\w*)\s*,/g)].map((m) => m[1]));
+    if (!this.testedNames.has(name)) return undefined;
     const binds = (st: Node): boolean => bindsName(st, name);
     const tested = (cond: Node | null | undefined, negated: boolean): Value | undefined => {
       const cls = isinstanceOf(cond, name, negated);
