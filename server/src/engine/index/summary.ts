@@ -461,15 +461,15 @@ interface ReturnSite {
 
 const NESTED_SCOPES = new Set(['function_definition', 'class_definition', 'lambda', 'decorated_definition']);
 
-/**
- * The return statements of a body (outside nested functions and classes), each with what is
- * known of `first is None` where it stands; undefined when the body yields (a generator).
- */
 /** Statements that hold no block (see `returnSites`). */
 const SIMPLE_STATEMENTS = new Set(['expression_statement', 'assert_statement', 'delete_statement', 'pass_statement', 'raise_statement', 'global_statement', 'nonlocal_statement', 'import_statement', 'import_from_statement', 'future_import_statement', 'break_statement', 'continue_statement', 'type_alias_statement']);
 /** Words without which a statement holds no return, yield or await. */
 const RETURN_WORDS = /\b(?:return|yield|await)\b/;
 
+/**
+ * The return statements of a body (outside nested functions and classes), each with what is
+ * known of `first is None` where it stands; undefined when the body yields (a generator).
+ */
 function returnSites(body: Node, first: string): ReturnSite[] | undefined {
   const out: ReturnSite[] = [];
   let generator = false;
