@@ -251,17 +251,37 @@ describe('code that may not run on the installed version', () => {
       '    lib.engine.start = lambda config, **kw: config', // 10
       '', // 11
       'def run(config):', // 12
-      '    from lib.engine import Group as G', // 13
+      '    from lib.engine import Group as G, start as begin', // 13
       '    G([], extra=1)', // 14
-      '    return start(config, mode=2)', // 15
+      '    return begin(config, mode=2)', // 15
+      '',
+      'def saved(config):', // 17
+      '    return start(config, mode=2)', // 18
       '',
     ].join('\n');
     const r = engine.check(user, 'user.py');
-    assert.deepEqual(lines(r), []);
+    // `start`, imported at the top before anything sets lib.engine.start, is the original
+    assert.deepEqual(lines(r), ['18:missing-argument', '18:unexpected-keyword']);
     unknownOn(r, [14, 15], /from outside/);
-    // without the replacements, both calls are reported
+    // without the replacements, every call is reported
     const plain = engine.check(user.replace('    lib.engine.Group = PatchedGroup', '    pass').replace('    lib.engine.start = lambda config, **kw: config', '    pass'), 'user.py');
-    assert.deepEqual(lines(plain), ['14:unexpected-keyword', '15:missing-argument', '15:unexpected-keyword']);
+    assert.deepEqual(lines(plain), ['14:unexpected-keyword', '15:missing-argument', '15:unexpected-keyword', '18:missing-argument', '18:unexpected-keyword']);
+    // a replacement above the import (it may run first), a `global` rebinding, or another file's replacement leaves it open
+    const above = engine.check(['import lib.engine', 'lib.engine.start = lambda config, **kw: config', 'from lib.engine import start', 'start(1, mode=2)', ''].join('\n'), 'user.py');
+    unknownOn(above, [4], /from outside/);
+    const rebound = engine.check(user + 'def swap():\n    global start\n    start = print\n', 'user.py');
+    assert.deepEqual(lines(rebound), []);
+    // the project's files as an engine of a worker thread is told of them: which file sets what
+    engine.addProjectFiles([
+      { file: 'user.py', text: user },
+      { file: 'other.py', text: 'import lib.engine\nlib.engine.Group = None\n' },
+    ]);
+    const worker = await Engine.open({ targets: [tempTree(LIB)] });
+    worker.useProjectClasses(engine.projectClassList());
+    assert.deepEqual(lines(worker.check(user, 'user.py')), ['18:missing-argument', '18:unexpected-keyword']);
+    engine.addProjectFiles([{ file: 'other.py', text: 'import lib.engine\nlib.engine.start = print\n' }]);
+    const elsewhere = engine.check(user.replace('    lib.engine.start = lambda config, **kw: config', '    pass'), 'user.py');
+    assert.deepEqual(lines(elsewhere).filter((l) => l.startsWith('18:')), []);
   });
 
   it('a function the module uses only where a version test chooses it is written for that version', async () => {

@@ -159,7 +159,7 @@ export function rootsFingerprint(roots: readonly SourceRoot[]): { fp: string; ra
 
 /** What the engine is told of the project: the summaries of its files that hold classes, and the names they patch. */
 export function projectFingerprint(engine: Engine): string {
-  const { classes, patched } = engine.projectClassList();
+  const { classes, patched, patchedBy } = engine.projectClassList();
   const seen = new Set<ModuleSummary>();
   const parts: string[] = [];
   for (const { cls, summary } of classes) {
@@ -169,7 +169,7 @@ export function projectFingerprint(engine: Engine): string {
     }
     parts.push(cls.qualname);
   }
-  parts.push(JSON.stringify(patched));
+  parts.push(JSON.stringify(patched), JSON.stringify(Object.entries(patchedBy).sort()));
   return sha1(parts.join('\n'));
 }
 

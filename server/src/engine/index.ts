@@ -287,14 +287,15 @@ export class Engine {
   }
 
   /** What `addProjectFiles` read (classes, patched names, modules for one version), to hand to another engine checking the same project. */
-  projectClassList(): { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[]; versionOnly?: string[] } {
-    return { classes: this.projectClasses, patched: [...this.projectPatched], ...(this.projectVersionOnly.size ? { versionOnly: [...this.projectVersionOnly] } : {}) };
+  projectClassList(): { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[]; patchedBy: Record<string, string[]>; versionOnly?: string[] } {
+    return { classes: this.projectClasses, patched: [...this.projectPatched], patchedBy: Object.fromEntries(this.patchedByFile), ...(this.projectVersionOnly.size ? { versionOnly: [...this.projectVersionOnly] } : {}) };
   }
 
   /** Takes what another engine's `addProjectFiles` read (in place of reading the files). */
-  useProjectClasses(read: { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[]; versionOnly?: string[] }): void {
+  useProjectClasses(read: { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; patched: string[]; patchedBy?: Record<string, string[]>; versionOnly?: string[] }): void {
     this.projectClasses = read.classes;
     this.projectPatched = new Set(read.patched);
+    this.patchedByFile = new Map(Object.entries(read.patchedBy ?? {}));
     this.projectVersionOnly = new Set(read.versionOnly ?? []);
     this.noteProjectChange('');
   }
@@ -353,6 +354,8 @@ export class Engine {
 
   /** Attribute names the project's files set on objects from outside (see `patchedNames`). */
   private projectPatched = new Set<string>();
+  /** The same, by the file that sets them (files that set none are left out). */
+  private patchedByFile = new Map<string, string[]>();
   /** Grows when the project's classes change in a way dispatch can see. */
   private projectEpoch = 0;
   /** The last two changes of the project's files by different files (newest first): see `projectViewOf`. */
@@ -374,11 +377,11 @@ export class Engine {
 
   /** The names the project's files other than `file` patch onto objects. */
   private patchedBesides(file: string): ReadonlySet<string> {
-    const own = this.projectFiles.get(file);
-    if (!own || own.patched.length === 0) return this.projectPatched;
+    const own = this.patchedByFile.get(file);
+    if (!own) return this.projectPatched;
     if (this.patchedSeen?.file === file && this.patchedSeen.epoch === this.projectEpoch) return this.patchedSeen.names;
     const names = new Set<string>();
-    for (const [f, entry] of this.projectFiles) if (f !== file) for (const n of entry.patched) names.add(n);
+    for (const [f, patched] of this.patchedByFile) if (f !== file) for (const n of patched) names.add(n);
     this.patchedSeen = { file, epoch: this.projectEpoch, names };
     return names;
   }
@@ -466,6 +469,7 @@ export class Engine {
     if (!changed) return false;
     this.projectClasses = [...this.projectFiles.values()].flatMap((f) => f.classes);
     this.projectPatched = new Set([...this.projectFiles.values()].flatMap((f) => f.patched));
+    this.patchedByFile = new Map([...this.projectFiles].filter(([, f]) => f.patched.length > 0).map(([file, f]) => [file, f.patched]));
     this.projectVersionOnly = versionOnlyModules([...this.projectFiles.values()].flatMap((f) => (f.module ? [{ module: f.module, sites: f.sites }] : [])));
     return true;
   }

@@ -2782,6 +2782,32 @@ class FileCheck {
    * `vllm.lora.request.LoRARequest = Patched`): the call may reach the replacement, whose
    * parameters may be others. What it sets, or undefined.
    */
+  /**
+   * `from m import f` at module level, unconditionally, above every place the file sets `m.f` (or
+   * any `x.f`) from outside, and no other file of the project sets it: the name `f` holds the
+   * function the import found, which the later replacement of the module's attribute does not
+   * change (`orig = f` style: a file that saves the original before it patches the module). Code
+   * of the file that runs before the import stands above it, so a replacement below it runs after.
+   */
+  private importedBeforeReplaced(fn: Node, scope: Scope, v: Value, replaced: string): boolean {
+    if (fn.type !== 'identifier' || v.kind !== 'function' || v.owner || this.opts.projectPatched?.has(replaced)) return false;
+    for (let s: Scope | undefined = scope; s && s.kind !== 'module'; s = s.parent) if (s.locals.has(fn.text) || s.globals.has(fn.text)) return false;
+    const bs = this.summary.bindings.get(fn.text);
+    const b = bs?.length === 1 ? bs[0] : undefined;
+    if (b?.kind !== 'from' || b.conditional || b.tryImport || b.name !== replaced) return false;
+    const text = this.shared.text;
+    // a function that rebinds the module's name (`global f`) may put anything there
+    if (new RegExp(`\\bglobal\\b[^\\n]*\\b${fn.text}\\b`).test(text)) return false;
+    const lineAt = (index: number): number => {
+      let line = 1;
+      for (let i = text.indexOf('\n'); i >= 0 && i < index; i = text.indexOf('\n', i + 1)) line++;
+      return line;
+    };
+    const sets = new RegExp(`(?<![\\w.])[A-Za-z_][\\w.]*\\.${replaced}[ \\t]*(?::[^=\\n]*)?=(?!=)|\\bsetattr\\s*\\([^,()]+,\\s*["']${replaced}["']`, 'g');
+    for (const m of text.matchAll(sets)) if (lineAt(m.index!) <= b.line) return false;
+    return true;
+  }
+
   private replacedFromOutside(v: Value, qualname: string): string | undefined {
     const names = v.kind === 'class' ? [v.cls.name, `${v.cls.name}.__init__`, `${v.cls.name}.__new__`] : v.kind === 'function' && v.owner ? [`${v.owner.name}.${v.fn.name}`] : [qualname.slice(qualname.lastIndexOf('.') + 1)];
     return names.find((n) => this.patched().includes(n) || !!this.opts.projectPatched?.has(n));
@@ -2944,7 +2970,7 @@ class FileCheck {
       return;
     }
     const replaced = this.replacedFromOutside(resolved.value, spec.qualname);
-    if (replaced) {
+    if (replaced && !this.importedBeforeReplaced(fn, scope, resolved.value, replaced)) {
       this.unknownCall(call, nameNode, spec.qualname, `the file or the project sets ${replaced} from outside: the call may reach the replacement`);
       return;
     }
