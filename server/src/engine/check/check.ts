@@ -2778,11 +2778,6 @@ class FileCheck {
   }
 
   /**
-   * The file or the project sets the callee from outside (`C.__init__ = mine`, `mod.f = g`,
-   * `vllm.lora.request.LoRARequest = Patched`): the call may reach the replacement, whose
-   * parameters may be others. What it sets, or undefined.
-   */
-  /**
    * `from m import f` at module level, unconditionally, above every place the file sets `m.f` (or
    * any `x.f`) from outside, and no other file of the project sets it: the name `f` holds the
    * function the import found, which the later replacement of the module's attribute does not
@@ -2808,6 +2803,11 @@ class FileCheck {
     return true;
   }
 
+  /**
+   * The file or the project sets the callee from outside (`C.__init__ = mine`, `mod.f = g`,
+   * `vllm.lora.request.LoRARequest = Patched`): the call may reach the replacement, whose
+   * parameters may be others. What it sets, or undefined.
+   */
   private replacedFromOutside(v: Value, qualname: string): string | undefined {
     const names = v.kind === 'class' ? [v.cls.name, `${v.cls.name}.__init__`, `${v.cls.name}.__new__`] : v.kind === 'function' && v.owner ? [`${v.owner.name}.${v.fn.name}`] : [qualname.slice(qualname.lastIndexOf('.') + 1)];
     return names.find((n) => this.patched().includes(n) || !!this.opts.projectPatched?.has(n));
