@@ -435,19 +435,17 @@ function bindsInText(text: string, name: string): boolean {
   ).test(text);
 }
 
-/** `if <test>: continue` (or break), with no other branch: the rest of the loop's body runs only where the test failed. */
-function loopExit(st: Node | null): Node | undefined {
-  if (st?.type !== 'if_statement' || st.namedChildren.some((c) => c?.type === 'elif_clause' || c?.type === 'else_clause')) return undefined;
-  const last = st.childForFieldName('consequence')?.namedChildren.filter((c) => c && c.type !== 'comment').at(-1);
-  return last && (last.type === 'continue_statement' || last.type === 'break_statement') ? st.childForFieldName('condition') ?? undefined : undefined;
-}
+/** Statements that leave a function. */
+const FUNCTION_EXITS = new Set(['return_statement', 'raise_statement']);
+/** Statements that leave the rest of a block: a function's, or a loop body's (`continue`, `break`). */
+const BLOCK_EXITS = new Set([...FUNCTION_EXITS, 'continue_statement', 'break_statement']);
 
-/** `if <test>: return` (or raise), with no other branch: the code after it runs only where the test failed. */
-function earlyExit(st: Node | null): Node | undefined {
+/** `if <test>: return` (or raise; with `exits`, any of those), with no other branch: the code after it runs only where the test failed. Its test. */
+function earlyExit(st: Node | null, exits: ReadonlySet<string> = FUNCTION_EXITS): Node | undefined {
   if (st?.type !== 'if_statement' || st.namedChildren.some((c) => c?.type === 'elif_clause' || c?.type === 'else_clause')) return undefined;
   const body = st.childForFieldName('consequence');
   const last = body?.namedChildren.filter((c) => c && c.type !== 'comment').at(-1);
-  return last && (last.type === 'return_statement' || last.type === 'raise_statement') ? st.childForFieldName('condition') ?? undefined : undefined;
+  return last && exits.has(last.type) ? st.childForFieldName('condition') ?? undefined : undefined;
 }
 
 /**
@@ -2078,7 +2076,7 @@ class FileCheck {
           if (v) return v;
         }
         if (st.type === 'if_statement') {
-          const cond = earlyExit(st) ?? loopExit(st);
+          const cond = earlyExit(st, BLOCK_EXITS);
           const v = cond && !binds(st.childForFieldName('consequence')!) ? tested(cond, true) : undefined;
           if (v) return v;
         }
