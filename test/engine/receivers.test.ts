@@ -1277,3 +1277,30 @@ describe('receivers: a namespace read is no namespace written', () => {
     assert.match(at(4)[0]?.unknownReason ?? '', /Loose sets attributes dynamically/);
   });
 });
+
+describe('receivers: an annotation continued on the next line', () => {
+  it('`self.x: C \\` then `= C(...)` on the next line is an annotated assignment, not a bare declaration of "C \\"', async () => {
+    const files = {
+      'slib/__init__.py': '',
+      'slib/core.py': ['class Manager:', '    def add(self, item):', '        return item', '', '', 'class Runner:', '    pass', ''].join('\n'),
+    };
+    const text = [
+      'from slib.core import Manager, Runner',
+      '',
+      '',
+      'class MyRunner(Runner):',
+      '    def __init__(self):',
+      '        self.manager: Manager \\',
+      '            = Manager()',
+      '        self.other: Manager = \\',
+      '            Manager()',
+      '',
+      '    def run(self):',
+      '        self.manager.add(1, 2)',
+      '        self.other.add(1, 2)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(files, text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['12:too-many-positional', '13:too-many-positional']);
+  });
+});

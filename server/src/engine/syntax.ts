@@ -1,6 +1,11 @@
 /** Small helpers over tree-sitter-python nodes, shared by the module summariser and the checker. */
 import type { Node } from './parser';
 
+/** An annotation's text as one line: line continuations and runs of white space become one space. */
+export function annotationText(text: string): string {
+  return text.replace(/\\\r?\n/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
 /** A Python expression, reduced to what name resolution needs. */
 export type Expr =
   | { kind: 'name'; name: string }
@@ -223,7 +228,7 @@ export function readParams(node: Node | null): Param[] {
         continue;
     }
     if (!name) continue;
-    params.push({ name, kind, hasDefault, annotation: annotation && clip(annotation, 60), defaultText: defaultText && clip(defaultText, 40) });
+    params.push({ name, kind, hasDefault, annotation: annotation && clip(annotationText(annotation), 60), defaultText: defaultText && clip(defaultText, 40) });
   }
   return params;
 }
@@ -381,7 +386,7 @@ export function paramsFromText(src: string): Param[] | undefined {
     const defaultText = eq >= 0 ? piece.slice(eq + 1).trim() : undefined;
     if (annotation === '' || defaultText === '') return undefined;
     if (defaultText !== undefined && kind !== 'normal' && kind !== 'posonly' && kind !== 'kwonly') return undefined;
-    params.push({ name: head, kind, hasDefault: eq >= 0, annotation: annotation && clip(annotation, 60), defaultText: defaultText && clip(defaultText, 40) });
+    params.push({ name: head, kind, hasDefault: eq >= 0, annotation: annotation && clip(annotationText(annotation), 60), defaultText: defaultText && clip(defaultText, 40) });
   }
   return params;
 }

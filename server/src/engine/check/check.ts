@@ -11,13 +11,19 @@ import { parseRecovering } from './recover';
 import { type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
-import { argumentNodes, dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
+import { annotationText, argumentNodes, dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param, ParamKind } from '../syntax';
 import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 import { applySuppressions } from './suppress';
 import { notNnModuleMember } from '../resolve/specials';
+
+/**
+ * Expressions, whose parts bind no name of the enclosing function except through `:=` (a walk for
+ * the function's locals passes over them in a file without one).
+ */
+const EXPRESSION_TYPES = new Set(['call', 'argument_list', 'keyword_argument', 'attribute', 'subscript', 'slice', 'binary_operator', 'boolean_operator', 'comparison_operator', 'not_operator', 'unary_operator', 'parenthesized_expression', 'conditional_expression', 'await', 'list', 'tuple', 'set', 'dictionary', 'pair', 'string', 'concatenated_string', 'interpolation', 'list_splat', 'dictionary_splat', 'expression_list', 'yield']);
 
 export const USER_MODULE = USER_FILE_MODULE;
 
@@ -244,6 +250,11 @@ function guardedBy(n: Node, re: RegExp): boolean {
     if (p.type === 'function_definition') return false; // guards do not cross function definitions
   }
   return false;
+}
+
+/** The text of an annotation node as one line (see `annotationText`). */
+function annotationOrNone(n: Node | null): string | undefined {
+  return n ? annotationText(n.text) : undefined;
 }
 
 /** How many arguments come first by position, before any keyword or star. */
@@ -758,6 +769,9 @@ class FileCheck {
   private steps = 0;
 
   private readonly root: Node;
+
+  /** Whether the text has a `:=` anywhere (see `functionScope`). */
+  private hasWalrus: boolean | undefined;
 
   constructor(private readonly checker: Checker, private readonly shared: SharedTree, private readonly opts: CheckOptions) {
     this.program = checker.program;
@@ -1307,11 +1321,12 @@ class FileCheck {
         if (!p || p.type === 'comment') continue;
         const id = p.type === 'identifier' ? p : p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier') ?? p.namedChildren[0]?.namedChildren[0];
         const plain = p.type === 'identifier' || p.type === 'typed_parameter' || p.type === 'default_parameter' || p.type === 'typed_default_parameter';
-        if (id?.type === 'identifier') add(id.text, plain && node.type === 'function_definition' ? { kind: 'param', annotation: p.childForFieldName('type')?.text, first } : null);
+        if (id?.type === 'identifier') add(id.text, plain && node.type === 'function_definition' ? { kind: 'param', annotation: annotationOrNone(p.childForFieldName('type')), first } : null);
         first = false;
       }
     }
     const current = this.imports ?? { name: this.moduleName, isPackage: !!this.opts.isPackage };
+    const walrus = (this.hasWalrus ??= this.shared.text.includes(':='));
     const walk = (n: Node, skip?: (c: Node) => boolean): void => {
       for (const c of n.namedChildren) {
         if (!c || LEAF_TYPES.has(c.type) || skip?.(c)) continue;
@@ -1376,7 +1391,7 @@ class FileCheck {
               const type = c.childForFieldName('type');
               const after = c.parent?.nextSibling;
               const ignored = !!after && after.type === 'comment' && after.startPosition.row === c.endPosition.row && /type:\s*ignore\b/.test(after.text);
-              add(left.text, { kind: 'assigned', value: right, ...(type && !ignored ? { annotation: type.text } : {}) });
+              add(left.text, { kind: 'assigned', value: right, ...(type && !ignored ? { annotation: annotationText(type.text) } : {}) });
               break;
             }
             const names: string[] = [];
@@ -1446,7 +1461,9 @@ class FileCheck {
             break;
           }
         }
-        walk(c);
+        // an expression binds a name of the function only through `:=` (comprehensions and
+        // lambdas, which have scopes of their own, are passed over above)
+        if (walrus || !EXPRESSION_TYPES.has(c.type)) walk(c);
       }
     };
     // a def's body is taken from its children, whose node objects the visit walks next: what this

@@ -5,7 +5,7 @@
  */
 import { parsePython, type Node } from '../parser';
 import { importFromText, skeletonize, type TextImport } from './skeleton';
-import { argumentNodes, dictUse, dotted, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
+import { annotationText, argumentNodes, dictUse, dotted, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
 
 export interface FunctionInfo {
   name: string;
@@ -1364,7 +1364,8 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
         add(m[1], 'none');
         continue;
       }
-      const ann = /^\s*:\s*([^=\n]+?)\s*(=(?!=)|\n|$)/.exec(after);
+      // (a backslash at the end of a line goes on with the next: `self.x: C \` then `= C(...)`)
+      const ann = /^\s*:\s*((?:[^=\n\\]|\\\r?\n|\\)+?)(?:\s|\\\r?\n)*(=(?!=)|\n|$)/.exec(after);
       if (ann) {
         // a bare declaration (`self.x: C`) or one that assigns None declares what other assignments give
         const declares = ann[2] !== '=' || /^\s*None[ \t]*(#[^\n]*)?(\r?\n|$)/.test(after.slice(ann.index + ann[0].length));
@@ -1373,7 +1374,7 @@ function attrAssignments(raw: string, self: string, params: Param[], out: Map<st
           add(m[1], '?');
           continue;
         }
-        add(m[1], `${declares ? 'decl' : 'ann'}:${ann[1].replace(/\s+/g, ' ')}`);
+        add(m[1], `${declares ? 'decl' : 'ann'}:${annotationText(ann[1])}`);
         // `self.x: C = D(...)`: what is built, when the engine sees it, must agree with what is declared
         const value = declares ? undefined : callAt(ann.index + ann[0].length - 1);
         if (value && value !== '?') add(m[1], `with${value}`);
@@ -1976,7 +1977,7 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
         const type = a.childForFieldName('type');
         const right = a.childForFieldName('right');
         if (left?.type === 'identifier' && type) {
-          cls.fields.push({ name: left.text, annotation: type.text.replace(/\s+/g, ' '), line, value: right ? toExpr(right) : undefined });
+          cls.fields.push({ name: left.text, annotation: annotationText(type.text), line, value: right ? toExpr(right) : undefined });
           if (right) addBinding(cls.members, left.text, { kind: 'value', expr: toExpr(right), conditional, line });
         } else if (left) {
           // `A = B = value` binds every target in the chain
