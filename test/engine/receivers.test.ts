@@ -1304,3 +1304,39 @@ describe('receivers: an annotation continued on the next line', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['12:too-many-positional', '13:too-many-positional']);
   });
 });
+
+describe('receivers: names a case pattern captures', () => {
+  it('a name captured by a case pattern (bare, in a list or a mapping, a class pattern keyword, a star, as) is bound again there; a class name or a dotted value is not', async () => {
+    const files = {
+      'slib/__init__.py': '',
+      'slib/core.py': ['class Manager:', '    def add(self, item):', '        return item', ''].join('\n'),
+    };
+    const fn = (name: string, pattern: string): string[] => [`def ${name}(y):`, '    m = Manager()', '    match y:', `        case ${pattern}:`, '            pass', '    m.add(1, 2)', '', ''];
+    const text = [
+      'import sys',
+      'from slib.core import Manager',
+      '',
+      ...fn('bare', 'm'),
+      ...fn('listed', '[m, *_]'),
+      ...fn('mapped', '{"k": m}'),
+      ...fn('keyword', 'Manager(item=m)'),
+      ...fn('starred', '[_, *m]'),
+      ...fn('kwstar', '{"k": _, **m}'),
+      ...fn('aliased', 'str() as m'),
+      // these capture nothing named m: the call binds against Manager as before
+      ...fn('classname', 'Manager()'),
+      ...fn('dotted', 'sys.maxsize'),
+      ...fn('other', '[x, *_] if x'),
+      'g = Manager()',
+      'match sys.argv:',
+      '    case [g]:',
+      '        pass',
+      'g.add(1, 2)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(files, text);
+    const lines = text.split('\n');
+    const expected = ['classname', 'dotted', 'other'].map((f) => `${lines.findIndex((l) => l.startsWith(`def ${f}(`)) + 6}:too-many-positional`);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), expected.sort());
+  });
+});

@@ -448,3 +448,20 @@ export function dictUse(id: Node): DictUse | undefined {
   if (p.type === 'comparison_operator' && p.namedChildren[p.namedChildren.length - 1]?.id === id.id && /\bin\s*$/.test(p.text.slice(0, id.startIndex - p.startIndex))) return { kind: 'read' };
   return undefined;
 }
+
+/**
+ * The names a `case` pattern captures (binds when it matches): a bare name (`case x:`, `[x, *_]`,
+ * `{"k": x}`, `C(a=x)`), a star (`*rest`, `**kw`) and `as x`. A class name (`C(...)`), a keyword
+ * of a class pattern and a dotted value (`Color.RED`) capture nothing; nor does `_`.
+ */
+export function patternCaptures(node: Node, out: string[]): void {
+  for (const c of node.namedChildren) {
+    if (!c) continue;
+    if (c.type === 'dotted_name') {
+      const only = c.namedChildren.length === 1 ? c.namedChildren[0] : null;
+      if (only?.type === 'identifier' && (node.type === 'case_pattern' || node.type === 'keyword_pattern') && only.text !== '_') out.push(only.text);
+    } else if (c.type === 'identifier') {
+      if ((node.type === 'splat_pattern' || node.type === 'as_pattern') && c.text !== '_') out.push(c.text);
+    } else patternCaptures(c, out);
+  }
+}

@@ -11,7 +11,7 @@ import { parseRecovering } from './recover';
 import { type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
 import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
-import { annotationText, argumentNodes, dictUse, type Expr, identifiersNamed, LEAF_TYPES, stringValue } from '../syntax';
+import { annotationText, argumentNodes, dictUse, type Expr, identifiersNamed, LEAF_TYPES, patternCaptures, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param, ParamKind } from '../syntax';
 import { fixMoveImport } from './fixes';
@@ -442,6 +442,7 @@ function bindsInText(text: string, name: string): boolean {
       `\\bfor\\b[^\\n]*${x}[^\\n]*\\bin\\b`, // for x in / for a, x in
       `\\b(?:del|import|global|nonlocal)\\b[^\\n]*${x}`,
       `\\b(?:def|class)\\s+${name}\\b`,
+      `(?:^|\\n)[ \\t]*case\\b[^\\n]*${x}`, // case x: / case [x, *_]: / case C(a=x):
     ].join('|'),
   ).test(text);
 }
@@ -1451,6 +1452,12 @@ class FileCheck {
           case 'except_clause': {
             const alias = c.childForFieldName('alias') ?? c.namedChildren.find((x) => x?.type === 'as_pattern')?.childForFieldName('alias');
             if (alias?.type === 'identifier') add(alias.text, null);
+            break;
+          }
+          case 'case_clause': {
+            const names: string[] = [];
+            for (const p of c.namedChildren) if (p?.type === 'case_pattern') patternCaptures(p, names);
+            for (const x of names) add(x, null);
             break;
           }
           case 'with_item':

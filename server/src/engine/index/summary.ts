@@ -5,7 +5,7 @@
  */
 import { parsePython, type Node } from '../parser';
 import { importFromText, skeletonize, type TextImport } from './skeleton';
-import { annotationText, argumentNodes, dictUse, dotted, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
+import { annotationText, argumentNodes, dictUse, dotted, patternCaptures, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
 
 export interface FunctionInfo {
   name: string;
@@ -1663,7 +1663,7 @@ function namesBound(raw: string): BodyNames {
 /**
  * The names a body binds other than by an assignment statement: a walrus, a `for` or `with ... as`
  * target (the name itself, not an attribute or item of it: `for r in self.x` binds r only), `del`,
- * `global`, `nonlocal`.
+ * `global`, `nonlocal`, a name a `case` pattern captures.
  */
 function bindsOtherwise(raw: string): Set<string> {
   const out = new Set<string>();
@@ -1677,6 +1677,8 @@ function bindsOtherwise(raw: string): Set<string> {
   for (const m of raw.matchAll(/\bas\s+([(\[]?\s*(?:[A-Za-z_]\w*\s*,\s*)*[A-Za-z_]\w*[^\n:]?)/g)) targets(m[1]);
   // the target of a loop (or comprehension) runs from `for` to its `in`
   for (const m of raw.matchAll(/\bfor\s+((?:(?!\bin\b)[^\n:])*)\bin\b/g)) targets(m[1]);
+  // a `case` pattern captures its bare names (taken all: class names and keywords too)
+  for (const m of raw.matchAll(/^[ \t]*case\b([^\n]*):/gm)) targets(m[1]);
   return out;
 }
 
@@ -2034,6 +2036,8 @@ function branchBlocks(s: Node): Branch[] {
     out.push({ node: s.childForFieldName('body'), typeCheckingOnly: false });
     const alt = s.childForFieldName('alternative');
     if (alt) out.push({ node: alt.childForFieldName('body'), typeCheckingOnly: false });
+  } else if (s.type === 'match_statement') {
+    for (const c of s.childForFieldName('body')?.namedChildren ?? []) if (c?.type === 'case_clause') out.push({ node: c.childForFieldName('consequence'), typeCheckingOnly: false });
   }
   return out;
 }
@@ -2332,7 +2336,15 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
         } else if (e.type === 'call' && /^(exec|eval)$/.test(e.childForFieldName('function')?.text ?? '')) {
           summary.dynamic = true;
         }
-      } else if (s.type === 'if_statement' || s.type === 'try_statement' || s.type === 'with_statement' || s.type === 'for_statement' || s.type === 'while_statement') {
+      } else if (s.type === 'if_statement' || s.type === 'try_statement' || s.type === 'with_statement' || s.type === 'for_statement' || s.type === 'while_statement' || s.type === 'match_statement') {
+        if (s.type === 'match_statement') {
+          // what a case pattern captures is bound where that case matches
+          const names: string[] = [];
+          for (const c of s.childForFieldName('body')?.namedChildren ?? []) {
+            if (c?.type === 'case_clause') for (const p of c.namedChildren) if (p?.type === 'case_pattern') patternCaptures(p, names);
+          }
+          for (const n of names) bind(n, { kind: 'opaque', conditional: true, line });
+        }
         if (s.type === 'for_statement') {
           const names: string[] = [];
           const left = s.childForFieldName('left');
