@@ -1340,3 +1340,51 @@ describe('receivers: names a case pattern captures', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), expected.sort());
   });
 });
+
+describe('receivers: a name bound again by := in a comprehension, or by nonlocal in a function inside', () => {
+  it("binds the function's name (a lambda's := binds the lambda's own); at module level any := of a statement binds the global", async () => {
+    const files = {
+      'slib/__init__.py': '',
+      'slib/core.py': ['class Manager:', '    def add(self, item):', '        return item', ''].join('\n'),
+    };
+    const text = [
+      'import sys',
+      'from slib.core import Manager',
+      '',
+      '',
+      'def comp(y):',
+      '    m = Manager()',
+      '    [m := v for v in y]',
+      '    m.add(1, 2)',
+      '',
+      '',
+      'def outer():',
+      '    m = Manager()',
+      '',
+      '    def inner():',
+      '        nonlocal m',
+      '        m = 5',
+      '',
+      '    inner()',
+      '    m.add(1, 2)',
+      '',
+      '',
+      'def lam():',
+      '    m = Manager()',
+      '    f = lambda: (m := 3)',
+      '    m.add(1, 2)  # the lambda binds its own m',
+      '',
+      '',
+      'g = Manager()',
+      '[g := v for v in sys.argv]',
+      'g.add(1, 2)',
+      'k = Manager()',
+      'if (k := len(sys.argv)):',
+      '    pass',
+      'k.add(1, 2)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(files, text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['25:too-many-positional']);
+  });
+});

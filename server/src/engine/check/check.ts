@@ -771,8 +771,9 @@ class FileCheck {
 
   private readonly root: Node;
 
-  /** Whether the text has a `:=` anywhere (see `functionScope`). */
+  /** Whether the text has a `:=`, a `nonlocal` anywhere (see `functionScope`). */
   private hasWalrus: boolean | undefined;
+  private hasNonlocal: boolean | undefined;
 
   constructor(private readonly checker: Checker, private readonly shared: SharedTree, private readonly opts: CheckOptions) {
     this.program = checker.program;
@@ -1361,13 +1362,24 @@ class FileCheck {
           case 'class_definition': {
             const name = c.childForFieldName('name')?.text;
             if (name) add(name, null);
-            continue; // their bodies are other scopes
+            // their bodies are other scopes, but `nonlocal x` in a function inside binds this x
+            // (or one further out: either way not a value this walk can tell)
+            if ((this.hasNonlocal ??= /\bnonlocal\b/.test(this.shared.text))) {
+              for (const st of c.descendantsOfType('nonlocal_statement')) for (const id of st?.namedChildren ?? []) if (id?.type === 'identifier') add(id.text, null);
+            }
+            continue;
           }
-          case 'lambda':
           case 'list_comprehension':
           case 'set_comprehension':
           case 'dictionary_comprehension':
           case 'generator_expression':
+            // a comprehension is a scope of its own, but its `:=` binds in the function (PEP 572)
+            if (walrus) for (const w of c.descendantsOfType('named_expression')) {
+              const nm = w?.childForFieldName('name');
+              if (nm) add(nm.text, null);
+            }
+            continue;
+          case 'lambda':
             continue;
           case 'import_statement':
           case 'import_from_statement':

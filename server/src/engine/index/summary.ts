@@ -2203,6 +2203,18 @@ function copyBinding(b: Binding): Binding {
   return b.kind === 'class' ? structuredClone(b) : b;
 }
 
+/** Gives the name of each `:=` in `n` that binds in the scope `n` is in (not inside a def, class or lambda, nor in the blocks of compound statements, which are walked as statements). */
+function bindWalrus(n: Node, to: (name: string) => void): void {
+  for (const c of n.namedChildren) {
+    if (!c || LEAF_TYPES.has(c.type) || c.type === 'block' || c.type === 'lambda' || c.type === 'function_definition' || c.type === 'class_definition' || c.type === 'decorated_definition') continue;
+    if (c.type === 'named_expression') {
+      const nm = c.childForFieldName('name');
+      if (nm) to(nm.text);
+    }
+    bindWalrus(c, to);
+  }
+}
+
 export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string, memo?: SummaryMemo, imports?: { name: string; isPackage: boolean }): ModuleSummary {
   const ctx: Ctx = { module: name, isPackage, imports, methods: memo ? { last: memo.methods, next: new Map() } : undefined };
   const parts = memo ? new Map<string, Array<[string, Binding]>>() : undefined;
@@ -2223,6 +2235,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
   };
   const getattrDefs: Node[] = [];
   const overloads: Array<{ name: string; line: number; typeChecking: boolean }> = [];
+  const walrus = text.includes(':=');
 
   const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean, top = false, tryImport?: ImportTry): void => {
     const bind = (n: string, b: Binding): void => {
@@ -2251,6 +2264,9 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
       }
       try {
         summarizeStatement(s, def, line, conditional, typeChecking, bind);
+        // `(x := ...)` anywhere in a statement of this level (a comprehension's too, PEP 572)
+        // binds x here; a function's or a lambda's binds in that function
+        if (walrus && def.type !== 'function_definition' && def.type !== 'class_definition') bindWalrus(s, (n) => bind(n, { kind: 'opaque', conditional: true, line }));
       } finally {
         if (key !== undefined && recording) parts!.set(key, recording);
         recording = undefined;
