@@ -1388,3 +1388,29 @@ describe('receivers: a name bound again by := in a comprehension, or by nonlocal
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['25:too-many-positional']);
   });
 });
+
+describe('receivers: a function stored as a class attribute', () => {
+  it('is a method when read through an instance (its first parameter takes the instance), a plain function when read through the class', async () => {
+    const files = {
+      'slib/__init__.py': '',
+      'slib/core.py': ['def g(a, b):', '    return a', '', '', 'class A:', '    f = g', ''].join('\n'),
+    };
+    const text = [
+      'from slib.core import A',
+      '',
+      'A().f(1)',
+      'A().f(1, 2)',
+      'A.f(1, 2)',
+      'A.f(1)',
+      '',
+      '',
+      'class B(A):',
+      '    def run(self):',
+      '        self.f(1)',
+      '        self.f(1, 2)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(files, text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional', '6:missing-argument', '12:too-many-positional']);
+  });
+});

@@ -133,7 +133,7 @@ export class Callables {
     if (depth > 20) return unknown('too deep');
     switch (v.kind) {
       case 'function':
-        return this.functionSpec(v.fn, v.summary, v.owner, access);
+        return this.functionSpec(v.fn, v.summary, v.owner, access, v.classAttr);
       case 'class':
         return this.constructorSpec(v.cls, v.summary);
       case 'anyOf': {
@@ -224,8 +224,8 @@ export class Callables {
     return { unknown: `decorator ${dotted(isCall ? d.callee : d) ?? '?'} is not one the engine can see through` };
   }
 
-  functionSpec(fn: FunctionInfo, summary: ModuleSummary, owner: ClassInfo | undefined, access: Access): CallSpec {
-    let binding: 'none' | 'first' = owner && access === 'instance' ? 'first' : 'none';
+  functionSpec(fn: FunctionInfo, summary: ModuleSummary, owner: ClassInfo | undefined, access: Access, classAttr?: boolean): CallSpec {
+    let binding: 'none' | 'first' = (owner || classAttr) && access === 'instance' ? 'first' : 'none';
     for (const d of fn.decorators) {
       const k = this.functionDecorator(d, summary, fn);
       if (k === 'static') binding = 'none';

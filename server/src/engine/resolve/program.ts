@@ -28,7 +28,11 @@ export type Value =
    * value may be of any class with the right methods).
    */
   | { kind: 'instance'; cls: ClassInfo; summary: ModuleSummary; declared?: boolean; self?: boolean; registry?: boolean }
-  | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo }
+  /**
+   * `classAttr`: a function of a module stored as a class attribute (`class A: f = g`): read
+   * through an instance it is bound as a method, its first parameter taking the instance.
+   */
+  | { kind: 'function'; fn: FunctionInfo; summary: ModuleSummary; owner?: ClassInfo; classAttr?: true }
   /** A library object known by name (see specials.ts). */
   | { kind: 'special'; name: string }
   /**
@@ -1203,7 +1207,7 @@ export class Program {
           b.map((x) => {
             if (x.kind === 'def') return known({ kind: 'function', fn: x.fn, summary: s, owner: c }, `${c.qualname}.${x.fn.name}`);
             if (x.kind === 'class') return known({ kind: 'class', cls: x.cls, summary: s }, x.cls.qualname);
-            if (x.kind === 'value') return this.evalExpr(x.expr, s, d + 1);
+            if (x.kind === 'value') return asClassAttribute(this.evalExpr(x.expr, s, d + 1));
             return { kind: 'unknown', reason: 'class attribute bound dynamically' } as Value;
           }),
         );
@@ -1221,6 +1225,13 @@ export class Program {
     };
     return visit(cls, summary, depth);
   }
+}
+
+/** A value stored as a class attribute: a plain function of a module is then a method (see `classAttr`). */
+function asClassAttribute(v: Value): Value {
+  if (v.kind === 'function' && !v.owner) return { ...v, classAttr: true };
+  if (v.kind === 'anyOf' && v.values.some((x) => x.kind === 'function' && !x.owner)) return { kind: 'anyOf', values: v.values.map(asClassAttribute) };
+  return v;
 }
 
 /** Maps a value to its special form when its qualified name is one the engine knows. */
