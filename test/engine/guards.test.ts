@@ -236,6 +236,42 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(e2.check(files['app/backends/lib_1_0/helpers.py'], path.join(root, 'app/backends/lib_1_0/helpers.py'))), ['4:missing-argument']);
   });
 
+  it('a package the rest of the project names only in strings under version tests (a class loaded by its dotted name) is written for one version; a string outside them keeps it checked', async () => {
+    const files: Record<string, string> = {
+      'app/__init__.py': '',
+      'app/backends/__init__.py': [
+        'import lib',
+        'from packaging.version import Version',
+        'from app.loader import load_class',
+        'if Version(lib.__version__) == Version("1.0"):',
+        '    runner_cls = load_class("app.backends.lib_1_0.runner.Runner")',
+        'else:',
+        '    path = "app.backends.lib_2_0.runner.Runner"',
+        '    runner_cls = load_class(path)',
+        '',
+      ].join('\n'),
+      'app/loader.py': 'import importlib\n\ndef load_class(path):\n    module, _, name = path.rpartition(".")\n    return getattr(importlib.import_module(module), name)\n',
+      'app/backends/lib_1_0/__init__.py': '',
+      'app/backends/lib_1_0/runner.py': 'from lib.engine import start\n\nclass Runner:\n    def run(self, config):\n        return start(config)\n',
+      'app/backends/lib_2_0/__init__.py': '',
+      'app/backends/lib_2_0/runner.py': 'from lib.engine import start\n\nclass Runner:\n    def run(self, config):\n        return start(config)\n',
+    };
+    const root = tempTree(files);
+    const engine = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    engine.addProjectFiles(Object.keys(files).map((f) => ({ file: path.join(root, f), text: files[f] })));
+    for (const f of ['app/backends/lib_1_0/runner.py', 'app/backends/lib_2_0/runner.py']) {
+      const r = engine.check(files[f], path.join(root, f));
+      assert.deepEqual(lines(r), [], f);
+      assert.ok(r.calls.some((c) => c.status === 'unknown' && /only under version tests/.test(c.unknownReason ?? '')), f);
+    }
+    // named outside a version test as well (a default, a registry): it may be loaded on any version
+    const plain: Record<string, string> = { ...files, 'app/registry.py': 'DEFAULT_RUNNER = "app.backends.lib_1_0.runner.Runner"\n' };
+    const e2 = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    e2.addProjectFiles(Object.keys(plain).map((f) => ({ file: path.join(root, f), text: plain[f] })));
+    assert.deepEqual(lines(e2.check(files['app/backends/lib_1_0/runner.py'], path.join(root, 'app/backends/lib_1_0/runner.py'))), ['5:missing-argument']);
+    assert.deepEqual(lines(e2.check(files['app/backends/lib_2_0/runner.py'], path.join(root, 'app/backends/lib_2_0/runner.py'))), []);
+  });
+
   it('a callee the file replaces from outside (a class, a function, a constructor) is left unknown: the call may reach the replacement', async () => {
     const engine = await Engine.open({ targets: [tempTree(LIB)] });
     const user = [

@@ -75,8 +75,15 @@ function site(from: string | undefined, names: string, at: { name: string; isPac
 }
 
 /**
- * The import statements of a project file (`at`: its module name, for relative imports). Only a
- * file that speaks of a version anywhere can hold a versioned one; the others are read off the text.
+ * A string that is a dotted name (`"app.backends.lib_1_0.runner.Runner"`): a module, or a name in
+ * one, that code may load by name (`importlib.import_module`, a class loaded from its path).
+ */
+const DOTTED_STRING = /(['"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\1/g;
+
+/**
+ * The import statements of a project file (`at`: its module name, for relative imports), and the
+ * dotted names it writes as strings, which it may load by name. Only a file that speaks of a
+ * version anywhere can hold a versioned one; the others are read off the text.
  */
 export function importSites(text: string, at: { name: string; isPackage: boolean } | undefined): ImportSite[] {
   const out: ImportSite[] = [];
@@ -85,10 +92,18 @@ export function importSites(text: string, at: { name: string; isPackage: boolean
       const s = site(m[1], m[1] !== undefined ? m[2] : m[3], at, false);
       if (s) out.push(s);
     }
+    for (const m of text.matchAll(DOTTED_STRING)) out.push({ modules: [m[2]], versioned: false });
     return out;
   }
   const tree = parsePython(text);
   try {
+    // a string (or a comment) that names a module is a place that may load it: under a version
+    // test only for that version
+    for (const m of text.matchAll(DOTTED_STRING)) {
+      const n = tree.rootNode.descendantForIndex(m.index! + 1);
+      const inString = !!n && (n.type === 'string_content' || n.type === 'string');
+      out.push({ modules: [m[2]], versioned: inString && !!otherVersionCode(n) });
+    }
     const walk = (n: Node): void => {
       if (n.type === 'import_statement' || n.type === 'import_from_statement') {
         const m = /^(?:from\s+(\.*[\w.]*)\s+import\s+([\s\S]*)|import\s+([\s\S]*))$/.exec(n.text);
@@ -147,3 +162,4 @@ export function versionOnlyModules(files: Array<{ module: string; sites: ImportS
   }
   return new Set(files.map((f) => f.module).filter((m) => inChosen(m)));
 }
+
