@@ -31,6 +31,9 @@ const LIB = {
   ].join('\n'),
 };
 
+/** The same library as a source checkout: its version is written by the build, so the checkout does not say it. */
+const LIB_CHECKOUT = { ...LIB, 'lib/__init__.py': 'try:\n    from ._version import __version__\nexcept ImportError:\n    __version__ = "dev"\n' };
+
 function lines(r: CheckResult): string[] {
   return r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort();
 }
@@ -216,7 +219,7 @@ describe('code that may not run on the installed version', () => {
       'app/main.py': 'from app.backends import Runner\nfrom lib.engine import start\n\ndef main(config):\n    start(config)\n    return Runner().run(config)\n',
     };
     const root = tempTree(files);
-    const engine = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    const engine = await Engine.open({ targets: [tempTree(LIB_CHECKOUT)], sourceRoots: [root] });
     const all = Object.keys(files).map((f) => ({ file: path.join(root, f), text: files[f] }));
     const check = (f: string): CheckResult => engine.check(files[f], path.join(root, f));
     // before the project is read, each file is checked as usual
@@ -231,9 +234,17 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(check('app/main.py')), ['5:missing-argument']);
     // a plain import from outside the packages makes the module it reaches an ordinary one again
     const plain: Record<string, string> = { ...files, 'app/tools.py': 'from app.backends.lib_1_0.helpers import prepare\n' };
-    const e2 = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    const e2 = await Engine.open({ targets: [tempTree(LIB_CHECKOUT)], sourceRoots: [root] });
     e2.addProjectFiles(Object.keys(plain).map((f) => ({ file: path.join(root, f), text: plain[f] })));
     assert.deepEqual(lines(e2.check(files['app/backends/lib_1_0/helpers.py'], path.join(root, 'app/backends/lib_1_0/helpers.py'))), ['4:missing-argument']);
+    // where the target says its version (2.0), the tests are decided: the 2.0 package is imported
+    // in the branch taken, and so is the helper it imports from the 1.0 one; the 1.0 runner is not
+    const e3 = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    e3.addProjectFiles(all);
+    const at3 = (f: string): CheckResult => e3.check(files[f], path.join(root, f));
+    assert.deepEqual(lines(at3('app/backends/lib_1_0/helpers.py')), ['4:missing-argument']);
+    assert.deepEqual(lines(at3('app/backends/lib_1_0/runner.py')), []);
+    assert.ok(at3('app/backends/lib_2_0/runner.py').calls.some((c) => c.callee.endsWith('start') && (c.status ?? 'checked') === 'checked'));
   });
 
   it('a package the rest of the project names only in strings under version tests (a class loaded by its dotted name) is written for one version; a string outside them keeps it checked', async () => {
@@ -257,7 +268,7 @@ describe('code that may not run on the installed version', () => {
       'app/backends/lib_2_0/runner.py': 'from lib.engine import start\n\nclass Runner:\n    def run(self, config):\n        return start(config)\n',
     };
     const root = tempTree(files);
-    const engine = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    const engine = await Engine.open({ targets: [tempTree(LIB_CHECKOUT)], sourceRoots: [root] });
     engine.addProjectFiles(Object.keys(files).map((f) => ({ file: path.join(root, f), text: files[f] })));
     for (const f of ['app/backends/lib_1_0/runner.py', 'app/backends/lib_2_0/runner.py']) {
       const r = engine.check(files[f], path.join(root, f));
@@ -266,7 +277,7 @@ describe('code that may not run on the installed version', () => {
     }
     // named outside a version test as well (a default, a registry): it may be loaded on any version
     const plain: Record<string, string> = { ...files, 'app/registry.py': 'DEFAULT_RUNNER = "app.backends.lib_1_0.runner.Runner"\n' };
-    const e2 = await Engine.open({ targets: [tempTree(LIB)], sourceRoots: [root] });
+    const e2 = await Engine.open({ targets: [tempTree(LIB_CHECKOUT)], sourceRoots: [root] });
     e2.addProjectFiles(Object.keys(plain).map((f) => ({ file: path.join(root, f), text: plain[f] })));
     assert.deepEqual(lines(e2.check(files['app/backends/lib_1_0/runner.py'], path.join(root, 'app/backends/lib_1_0/runner.py'))), ['5:missing-argument']);
     assert.deepEqual(lines(e2.check(files['app/backends/lib_2_0/runner.py'], path.join(root, 'app/backends/lib_2_0/runner.py'))), []);
@@ -597,5 +608,70 @@ describe('code that may not run on the installed version', () => {
     const r = engine.check(user, 'user.py');
     assert.deepEqual(lines(r), ['11:missing-argument', '17:missing-argument', '23:missing-argument']);
     unknownOn(r, [6], /same call in the try block failed/);
+  });
+});
+
+describe('version tests decided by the version the target says', () => {
+  const lib = (init: string, distInfo?: string): Record<string, string> => ({
+    'lib/__init__.py': init,
+    'lib/engine.py': 'def start(config, block_size):\n    return config\n',
+    ...(distInfo ? { 'lib-2.0.0.dist-info/METADATA': `Metadata-Version: 2.1\nName: lib\nVersion: ${distInfo}\n` } : {}),
+  });
+  const user = [
+    'import lib', // 1
+    'from importlib.metadata import version', // 2
+    'from packaging.version import Version', // 3
+    'from lib import __version__ as lib_version', // 4
+    'from lib.engine import start', // 5
+    '', // 6
+    'if Version(lib.__version__) >= Version("2.0"):', // 7
+    '    start(1)', // 8: taken on 2.0.0
+    'elif Version(lib.__version__) >= Version("1.0"):', // 9
+    '    start(1, 2, 3)', // 10: not taken
+    'else:', // 11
+    '    start()', // 12: not taken
+    '', // 13
+    '', // 14
+    'def strings():', // 15
+    '    if lib.__version__ < "1.5":', // 16: "2.0.0" < "1.5" is false: no return
+    '        return', // 17
+    '    start(1)', // 18: runs
+    '', // 19
+    '', // 20
+    'def early():', // 21
+    '    if Version(lib_version) < Version("3"):', // 22: holds: the rest never runs
+    '        return', // 23
+    '    start(1)', // 24
+    '', // 25
+    '', // 26
+    'x = start(1) if Version(version("lib")) < Version("1") else start(2)', // 27: the second arm runs
+    'if lib_version_is("2.0"):', // 28: a helper the engine does not decide
+    '    start(1)', // 29
+    'if Version(lib.__version__) >= Version("2.0") and not lib_version_is("2.1"):', // 30: half decided
+    '    start(1)', // 31
+    '',
+  ].join('\n');
+
+  it('checks the branch the target takes and leaves the others, from the dist-info beside the package', async () => {
+    const engine = await Engine.open({ targets: [tempTree(lib('from importlib.metadata import version as _version\n\n__version__ = _version("lib")\n', '2.0.0'))] });
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['18:missing-argument', '27:missing-argument', '8:missing-argument'].sort());
+    const at = (line: number) => r.calls.find((c) => c.range.start.line + 1 === line && c.callee.endsWith('start'));
+    assert.match(at(10)?.unknownReason ?? '', /only on other versions/);
+    assert.match(at(24)?.unknownReason ?? '', /only on other versions/);
+    assert.match(at(29)?.unknownReason ?? '', /depends on the version installed/);
+    assert.match(at(31)?.unknownReason ?? '', /depends on the version installed/);
+  });
+
+  it('reads a literal __version__ of the package the same way', async () => {
+    const engine = await Engine.open({ targets: [tempTree({ ...lib('from ._version import __version__\n'), 'lib/_version.py': '__version__ = version = "2.0.0"\n' })] });
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['18:missing-argument', '27:missing-argument', '8:missing-argument'].sort());
+  });
+
+  it('decides nothing where the target does not say its version (a source checkout, a placeholder)', async () => {
+    for (const init of ['from importlib.metadata import version as _version\n\n__version__ = _version("lib")\n', 'try:\n    from ._version import __version__\nexcept ImportError:\n    __version__ = "dev"\n', '__version__ = "0.0.0"\n']) {
+      const engine = await Engine.open({ targets: [tempTree(lib(init))] });
+      assert.deepEqual(lines(engine.check(user, 'user.py')), [], init);
+    }
   });
 });

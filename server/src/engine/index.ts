@@ -435,7 +435,7 @@ export class Engine {
       let sites: ImportSite[] = [];
       if (text !== undefined && at) {
         try {
-          sites = importSites(text, at);
+          sites = importSites(text, at, (top) => this.program.packageVersion(top));
         } catch {
           sites = [];
         }

@@ -17,6 +17,7 @@ import type { Param, ParamKind } from '../syntax';
 import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 import { applySuppressions } from './suppress';
+import { decideVersionTest } from './versionTests';
 import { notNnModuleMember } from '../resolve/specials';
 
 /**
@@ -465,47 +466,82 @@ function earlyExit(st: Node | null, exits: ReadonlySet<string> = FUNCTION_EXITS)
  * torch.__version__ >= "2":`, `if sys.version_info >= (3, 12):`, `a if ... version ... else b`,
  * `if is_new_api:` where `is_new_api` was assigned from a version), or after a function returned
  * early on one (`if not needs_patch: return`): such code is written for one version only, the
- * installed one or another, and which branch runs on the target cannot be told from its source.
- * A branch of an if/elif chain is version-tested when any condition of the chain is; the test
- * reaches into functions and classes defined there.
+ * installed one or another, and which branch runs on the target cannot be told from its source
+ * unless the target says its version (see `versionState`). A branch of an if/elif chain is
+ * version-tested when any condition of the chain is; the test reaches into functions and classes
+ * defined there.
  */
-function versionTested(n: Node): boolean {
-  // where the first early exit on a version test of a function body is, asked for each call
-  // below it: remembered per tree
+function versionTested(n: Node, decide?: (cond: Node) => boolean | undefined): boolean {
+  return versionState(n, decide) !== 'runs';
+}
+
+/**
+ * Whether `n` runs under version tests (see `versionTested`): `runs` when none is above it, or
+ * each one above it holds on the target as `decide` says (the branch it is in is the one taken);
+ * `dead` when one decides against it; `tested` when one is left undecided.
+ */
+function versionState(n: Node, decide?: (cond: Node) => boolean | undefined): 'runs' | 'dead' | 'tested' {
+  // where the early exits on a version test of a function body are, asked for each call below
+  // them: remembered per tree
   let exits = earlyExits.get(n.tree);
   if (!exits) earlyExits.set(n.tree, (exits = new Map()));
+  let dead = false;
   for (let p: Node | null = n.parent, child: Node = n; p; child = p, p = p.parent) {
     if (p.type === 'if_statement') {
       const cond = p.childForFieldName('condition');
       if (!cond || cond.id === child.id) continue;
-      const tests = [cond, ...p.namedChildren.filter((c) => c?.type === 'elif_clause').map((c) => c!.childForFieldName('condition'))];
-      if (tests.some((t) => t && testsVersion(t))) return true;
+      const elifs = p.namedChildren.filter((c) => c?.type === 'elif_clause');
+      const tests = [cond, ...elifs.map((c) => c!.childForFieldName('condition'))];
+      if (!tests.some((t) => t && testsVersion(t))) continue;
+      // the branch `child` is: the `if` block (0), an elif (1..), or the else (all tests failed)
+      const at = child.type === 'elif_clause' ? 1 + elifs.findIndex((c) => c!.id === child.id) : child.type === 'else_clause' ? tests.length : 0;
+      const taken = decide ? branchTaken(tests, at, decide) : undefined;
+      if (taken === undefined) return 'tested';
+      if (!taken) dead = true;
     } else if (p.type === 'conditional_expression') {
       const parts = p.namedChildren.filter((c) => c && c.type !== 'comment');
       const cond = parts[1];
-      if (cond && cond.id !== child.id && testsVersion(cond)) return true;
+      if (!cond || cond.id === child.id || !testsVersion(cond)) continue;
+      const holds = decide?.(cond);
+      if (holds === undefined) return 'tested';
+      if (holds !== (parts[0]?.id === child.id)) dead = true;
     } else if (p.type === 'block' && p.parent?.type === 'function_definition') {
       // the statements of a function body before this one: an early return on a version test
-      let first = exits.get(p.id);
-      if (first === undefined) {
-        first = Infinity;
+      let list = exits.get(p.id);
+      if (list === undefined) {
+        list = [];
         for (const st of p.namedChildren) {
           const cond = st && earlyExit(st);
-          if (cond && comparesVersion(cond)) {
-            first = st!.startIndex;
-            break;
-          }
+          if (cond && comparesVersion(cond)) list.push({ at: st!.startIndex, cond });
         }
-        exits.set(p.id, first);
+        exits.set(p.id, list);
       }
-      if (first < child.startIndex) return true;
+      for (const e of list) {
+        if (e.at >= child.startIndex) break;
+        const fires = decide?.(e.cond);
+        if (fires === undefined) return 'tested';
+        if (fires) dead = true;
+      }
     }
   }
-  return false;
+  return dead ? 'dead' : 'runs';
 }
 
-/** Per parsed tree: where the first early exit on a version test of each function body (by node id) starts, Infinity for none (see `versionTested`). */
-const earlyExits = new WeakMap<object, Map<number, number>>();
+/** Whether branch `at` of an if/elif chain with conditions `tests` (`at` = tests.length: the else) is the one taken, as far as `decide` tells. */
+function branchTaken(tests: Array<Node | null>, at: number, decide: (cond: Node) => boolean | undefined): boolean | undefined {
+  for (let i = 0; i < at; i++) {
+    const t = tests[i];
+    const v = t ? decide(t) : undefined;
+    if (v === undefined) return undefined;
+    if (v) return false; // an earlier branch is taken
+  }
+  if (at >= tests.length) return true;
+  const t = tests[at];
+  return t ? decide(t) : undefined;
+}
+
+/** Per parsed tree: the early exits on a version test of each function body (by node id), in order (see `versionState`). */
+const earlyExits = new WeakMap<object, Map<number, Array<{ at: number; cond: Node }>>>();
 
 /**
  * `n` runs in the handler of a `try` that catches ImportError (`try: from new.place import f`
@@ -544,9 +580,15 @@ function retryCallees(clause: Node): Set<string> | undefined {
   return out.size > 0 ? out : undefined;
 }
 
-/** Code written for one version only: under a version test, or an ImportError fallback. */
-export function otherVersionCode(n: Node): string | undefined {
-  if (versionTested(n)) return 'it runs under a version test: which branch runs depends on the version installed';
+/**
+ * Code written for one version only: under a version test, or an ImportError fallback. With
+ * `decide` (what the target's version makes of a version test, see `decideVersionTest`), a branch
+ * the target's version takes is ordinary code, and one it does not take never runs.
+ */
+export function otherVersionCode(n: Node, decide?: (cond: Node) => boolean | undefined): string | undefined {
+  const state = versionState(n, decide);
+  if (state === 'dead') return "it runs only on other versions: a version test above it fails on the target's version";
+  if (state === 'tested') return 'it runs under a version test: which branch runs depends on the version installed';
   if (inImportFallback(n)) return 'it runs in an except ImportError handler: a fallback for another version';
   return undefined;
 }
@@ -1505,7 +1547,55 @@ class FileCheck {
       const name = def?.type === 'function_definition' ? def.childForFieldName('name')?.text : undefined;
       if (name && chosen.includes(name)) return `${name} is used only under version tests: it is written for one version`;
     }
-    return otherVersionCode(n);
+    return otherVersionCode(n, this.decideVersion);
+  }
+
+  /** What the target's version makes of a version test (see `decideVersionTest`), remembered per condition. */
+  private readonly decided = new Map<number, boolean | undefined>();
+  private readonly decideVersion = (cond: Node): boolean | undefined => {
+    if (this.decided.has(cond.id)) return this.decided.get(cond.id);
+    const v = decideVersionTest(cond, (e) => this.versionString(e));
+    this.decided.set(cond.id, v);
+    return v;
+  };
+
+  /**
+   * The version string an expression gives on the target: a string literal, `pkg.__version__` of
+   * a top-level package of the target (imported at module level, or by `import pkg` anywhere in
+   * the file), a name the file imports as `from pkg import __version__`, or
+   * `importlib.metadata.version("pkg")`.
+   */
+  private versionString(e: Node): string | undefined {
+    if (e.type === 'string') return stringValue(e);
+    const moduleOf = (name: string): string | undefined => {
+      const bs = this.summary.bindings.get(name);
+      if (bs) return bs.length === 1 && bs[0].kind === 'module' && !bs[0].module.includes('.') ? bs[0].module : undefined;
+      return new RegExp(`^[ \\t]*import[ \\t]+${name}[ \\t]*(#.*)?$`, 'm').test(this.shared.text) ? name : undefined;
+    };
+    const imported = (name: string): { module: string; name: string } | undefined => {
+      const bs = this.summary.bindings.get(name);
+      return bs?.length === 1 && bs[0].kind === 'from' ? { module: bs[0].module, name: bs[0].name } : undefined;
+    };
+    if (e.type === 'attribute' && e.childForFieldName('attribute')?.text === '__version__') {
+      const obj = e.childForFieldName('object');
+      const top = obj?.type === 'identifier' ? moduleOf(obj.text) : undefined;
+      return top ? this.program.packageVersion(top) : undefined;
+    }
+    if (e.type === 'identifier') {
+      const from = imported(e.text);
+      return from && from.name === '__version__' && !from.module.includes('.') ? this.program.packageVersion(from.module) : undefined;
+    }
+    if (e.type === 'call') {
+      const f = e.childForFieldName('function');
+      const args = e.childForFieldName('arguments')?.namedChildren.filter((x) => x && x.type !== 'comment') ?? [];
+      if (!f || args.length !== 1 || args[0]!.type !== 'string') return undefined;
+      const text = f.text.replace(/\s+/g, '');
+      const from = f.type === 'identifier' ? imported(f.text) : undefined;
+      const metadata = /^(?:importlib\.metadata|importlib_metadata)\.version$/.test(text) || (from !== undefined && from.name === 'version' && /^(?:importlib\.metadata|importlib_metadata)$/.test(from.module)) || (/^metadata\.version$/.test(text) && imported('metadata')?.module === 'importlib');
+      const dist = metadata ? stringValue(args[0]!) : undefined;
+      return dist && /^[A-Za-z0-9][\w.-]*$/.test(dist) ? this.program.packageVersion(dist.toLowerCase().replace(/[-.]+/g, '_')) : undefined;
+    }
+    return undefined;
   }
 
   /**

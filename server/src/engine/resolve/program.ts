@@ -13,6 +13,8 @@ import type { ModuleFile, Target } from '../sources/target';
 import { BUILD_FILES, type BuildFacts, outerBuildFiles, readBuildFacts } from '../sources/buildFiles';
 import { type Binding, type ClassInfo, type FunctionInfo, type ImportTry, loadsLazily, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
+import * as pep440 from '@renovatebot/pep440';
+import { normalizeProject } from '../sources/requirement';
 import type { ArgExpr, Expr } from '../syntax';
 
 /** The module name a checked file is summarised under (it has no module name of its own). */
@@ -702,6 +704,46 @@ export class Program {
     return this.target.findModule(name);
   }
 
+  private readonly versions = new Map<string, string | undefined>();
+
+  /**
+   * The version of the target's top-level package `top`, where the target says it: the
+   * `*.dist-info/METADATA` beside it (an installed tree, a wheel), else a literal `__version__`
+   * that the package binds (through `from ._version import __version__` and the like). A source
+   * checkout whose version the build writes says nothing; nor does a placeholder (`0.0.0`, `dev`).
+   */
+  packageVersion(top: string): string | undefined {
+    if (this.versions.has(top)) return this.versions.get(top);
+    let version: string | undefined;
+    const file = this.target.findModule(top);
+    if (file && file.isPackage && !file.compiled && !this.target.isUser(file)) {
+      version = distInfoVersion(file, top) ?? this.literalVersion(top, '__version__', 0);
+      if (version !== undefined && (pep440.valid(version) === null || /^[0.]+$/.test(pep440.explain(version)?.release.join('.') ?? '0'))) version = undefined;
+    }
+    this.versions.set(top, version);
+    return version;
+  }
+
+  /** The string a module binds to `name`, following `from m import name`: one answer, or undefined. */
+  private literalVersion(module: string, name: string, depth: number): string | undefined {
+    if (depth > 4) return undefined;
+    const bs = this.summary(module)?.bindings.get(name);
+    if (!bs) return undefined;
+    const found = new Set<string>();
+    for (const b of bs) {
+      if (b.kind === 'value' && b.expr.kind === 'str') found.add(b.expr.value);
+      else if (b.kind === 'from') {
+        // `try: from ._version import __version__` / `except ImportError: __version__ = "dev"`:
+        // the attempt where its module is there
+        const v = this.target.findModule(b.module) ? this.literalVersion(b.module, b.name, depth + 1) : undefined;
+        if (v !== undefined) found.add(v);
+        else if (!b.tryImport) return undefined;
+      } else if (b.kind !== 'value' || !b.tryImport) return undefined;
+    }
+    const valid = [...found].filter((v) => pep440.valid(v) !== null);
+    return valid.length === 1 ? valid[0] : undefined;
+  }
+
   /** A package that holds nothing but an `__init__.py` binding nothing: a placeholder filled at build time. */
   isPlaceholderPackage(file: ModuleFile): boolean {
     if (!file.isPackage) return false;
@@ -1276,4 +1318,19 @@ function namedtupleValue(args: ArgExpr[], summary: ModuleSummary): Value {
   if (!fields.every((f) => /^[A-Za-z][A-Za-z0-9_]*$/.test(f))) return { kind: 'unknown', reason: 'namedtuple field names need renaming' };
   const name = nameArg.value.kind === 'str' ? nameArg.value.value : 'namedtuple';
   return { kind: 'namedtuple', fields, defaults, qualname: `${summary.name}.${name}`, file: summary.file, line: 0 };
+}
+
+/** The version in the `*.dist-info` beside package `top` (its `METADATA`, else the folder's name) whose distribution has the package's name. */
+function distInfoVersion(file: ModuleFile, top: string): string | undefined {
+  const dir = file.packageDirs[0];
+  if (!dir) return undefined;
+  const parent = dir.rel.includes('/') ? dir.rel.slice(0, dir.rel.lastIndexOf('/')) : '';
+  for (const e of dir.root.listDir(parent) ?? []) {
+    const m = /^(.+)-([^-]+)\.dist-info$/.exec(e);
+    if (!m || normalizeProject(m[1]) !== normalizeProject(top)) continue;
+    const meta = dir.root.readText(parent ? `${parent}/${e}/METADATA` : `${e}/METADATA`);
+    const v = meta ? /^Version:\s*(\S+)\s*$/m.exec(meta)?.[1] : undefined;
+    return v ?? m[2];
+  }
+  return undefined;
 }

@@ -6,7 +6,9 @@
  * run there, and what they call is no break of it.
  */
 import { otherVersionCode } from '../check/check';
+import { decideVersionTest } from '../check/versionTests';
 import { type Node, parsePython } from '../parser';
+import { stringValue } from '../syntax';
 
 /** One import statement of a project file: the modules it may load, and whether it runs only for one version. */
 export interface ImportSite {
@@ -85,7 +87,7 @@ const DOTTED_STRING = /(['"])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)\1/g;
  * dotted names it writes as strings, which it may load by name. Only a file that speaks of a
  * version anywhere can hold a versioned one; the others are read off the text.
  */
-export function importSites(text: string, at: { name: string; isPackage: boolean } | undefined): ImportSite[] {
+export function importSites(text: string, at: { name: string; isPackage: boolean } | undefined, packageVersion?: (top: string) => string | undefined): ImportSite[] {
   const out: ImportSite[] = [];
   if (!/version/i.test(text)) {
     for (const m of text.matchAll(IMPORT_LINE)) {
@@ -96,18 +98,21 @@ export function importSites(text: string, at: { name: string; isPackage: boolean
     return out;
   }
   const tree = parsePython(text);
+  // with the target's versions, a version test the target decides is decided: an import in the
+  // branch taken is an ordinary one (one in a branch not taken never runs: it stays versioned)
+  const decide = packageVersion ? (cond: Node) => decideVersionTest(cond, (e) => versionStringOf(e, text, packageVersion)) : undefined;
   try {
     // a string (or a comment) that names a module is a place that may load it: under a version
     // test only for that version
     for (const m of text.matchAll(DOTTED_STRING)) {
       const n = tree.rootNode.descendantForIndex(m.index! + 1);
       const inString = !!n && (n.type === 'string_content' || n.type === 'string');
-      out.push({ modules: [m[2]], versioned: inString && !!otherVersionCode(n) });
+      out.push({ modules: [m[2]], versioned: inString && !!otherVersionCode(n, decide) });
     }
     const walk = (n: Node): void => {
       if (n.type === 'import_statement' || n.type === 'import_from_statement') {
         const m = /^(?:from\s+(\.*[\w.]*)\s+import\s+([\s\S]*)|import\s+([\s\S]*))$/.exec(n.text);
-        const s = m ? site(m[1], m[1] !== undefined ? m[2] : m[3], at, !!otherVersionCode(n)) : undefined;
+        const s = m ? site(m[1], m[1] !== undefined ? m[2] : m[3], at, !!otherVersionCode(n, decide)) : undefined;
         if (s) out.push(s);
         return;
       }
@@ -163,3 +168,27 @@ export function versionOnlyModules(files: Array<{ module: string; sites: ImportS
   return new Set(files.map((f) => f.module).filter((m) => inChosen(m)));
 }
 
+/**
+ * The version string an expression of a project file gives on the target, read off the file's
+ * text (its imports): a string literal, `pkg.__version__` after `import pkg`, a name imported as
+ * `from pkg import __version__`, `importlib.metadata.version("pkg")`.
+ */
+function versionStringOf(e: Node, text: string, packageVersion: (top: string) => string | undefined): string | undefined {
+  if (e.type === 'string') return stringValue(e);
+  if (e.type === 'attribute' && e.childForFieldName('attribute')?.text === '__version__') {
+    const obj = e.childForFieldName('object');
+    return obj?.type === 'identifier' && new RegExp(`^[ \\t]*import[ \\t]+${obj.text}[ \\t]*(#.*)?$`, 'm').test(text) ? packageVersion(obj.text) : undefined;
+  }
+  if (e.type === 'identifier') {
+    const m = new RegExp(`^[ \\t]*from[ \\t]+([A-Za-z_]\\w*)[ \\t]+import[ \\t]+__version__(?:[ \\t]+as[ \\t]+${e.text})?[ \\t]*(#.*)?$`, 'm').exec(text);
+    return m && (e.text === '__version__' || new RegExp(`\\bas[ \\t]+${e.text}\\b`).test(m[0])) ? packageVersion(m[1]) : undefined;
+  }
+  if (e.type === 'call') {
+    const f = e.childForFieldName('function')?.text.replace(/\s+/g, '');
+    const args = e.childForFieldName('arguments')?.namedChildren.filter((x) => x && x.type !== 'comment') ?? [];
+    const byMetadata = f === 'importlib.metadata.version' || (f === 'version' && /^[ \t]*from[ \t]+importlib(?:\.metadata|_metadata)[ \t]+import[ \t]+[^\n]*\bversion\b/m.test(text));
+    const dist = byMetadata && args.length === 1 && args[0]!.type === 'string' ? stringValue(args[0]!) : undefined;
+    return dist && /^[A-Za-z0-9][\w.-]*$/.test(dist) ? packageVersion(dist.toLowerCase().replace(/[-.]+/g, '_')) : undefined;
+  }
+  return undefined;
+}

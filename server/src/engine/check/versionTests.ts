@@ -1,0 +1,106 @@
+/**
+ * Version tests decided where the target says its version: `if Version(vllm.__version__) >=
+ * Version("0.12"):` holds or fails on a target whose `vllm` is 0.16.0 (an installed tree or a
+ * wheel names its version in `*.dist-info/METADATA`; a package may write it as a literal
+ * `__version__`). Only the shapes whose meaning is Python's own are decided:
+ *
+ * - a comparison of two versions: `Version(x)`, `parse(x)`, `version.parse(x)`,
+ *   `packaging.version.Version(x)`, `parse_version(x)` of a version string (PEP 440 order);
+ * - a comparison of two strings (`vllm.__version__ >= "0.8.3"` compares them as text, as Python
+ *   does);
+ * - `not`, `and`, `or` and parentheses over those.
+ *
+ * A version string is a string literal, `pkg.__version__` of a package of the target, a name
+ * imported as `from pkg import __version__`, or `importlib.metadata.version("pkg")`. Anything else
+ * (a helper such as `vllm_version_is("0.16")`, `.release` tuples, a version of another library)
+ * is not decided: the code under it stays code for one version, as before.
+ */
+import * as pep440 from '@renovatebot/pep440';
+import type { Node } from '../parser';
+
+/** What an expression gives: a version (a `Version(...)` of one) or a plain string. */
+export type VersionValue = { kind: 'version'; text: string } | { kind: 'str'; text: string };
+
+/** Evaluates the leaves of a version test: what an expression that names a version string gives on the target. */
+export type VersionStrings = (expr: Node) => string | undefined;
+
+/** Callees that make a `packaging` version of a string (the last names of what the file calls). */
+const VERSION_MAKERS = /^(?:(?:packaging\.)?version\.)?(?:Version|parse)$|^(?:pkg_resources\.)?parse_version$/;
+
+function inner(n: Node): Node | null {
+  let c: Node | null = n;
+  while (c?.type === 'parenthesized_expression') c = c.namedChildren.find((x) => x && x.type !== 'comment') ?? null;
+  return c;
+}
+
+/** The value of `n` as a version or a string, when the target decides it. */
+function valueOf(n: Node, strings: VersionStrings): VersionValue | undefined {
+  const e = inner(n);
+  if (!e) return undefined;
+  if (e.type === 'call') {
+    const callee = e.childForFieldName('function')?.text.replace(/\s+/g, '');
+    const args = e.childForFieldName('arguments')?.namedChildren.filter((x) => x && x.type !== 'comment') ?? [];
+    if (callee && VERSION_MAKERS.test(callee) && args.length === 1 && args[0]!.type !== 'keyword_argument' && args[0]!.type !== 'list_splat' && args[0]!.type !== 'dictionary_splat') {
+      const v = valueOf(args[0]!, strings);
+      return v?.kind === 'str' && pep440.valid(v.text) !== null ? { kind: 'version', text: v.text } : undefined;
+    }
+  }
+  const s = strings(e);
+  return s === undefined ? undefined : { kind: 'str', text: s };
+}
+
+const OPERATORS = new Set(['<', '<=', '>', '>=', '==', '!=']);
+
+function compare(a: VersionValue, op: string, b: VersionValue): boolean | undefined {
+  if (a.kind !== b.kind) return undefined; // a Version and a str do not compare (TypeError), nor are they equal in a way worth deciding
+  const c = a.kind === 'version' ? pep440.compare(a.text, b.text) : a.text < b.text ? -1 : a.text > b.text ? 1 : 0;
+  switch (op) {
+    case '<':
+      return c < 0;
+    case '<=':
+      return c <= 0;
+    case '>':
+      return c > 0;
+    case '>=':
+      return c >= 0;
+    case '==':
+      return c === 0;
+    case '!=':
+      return c !== 0;
+  }
+  return undefined;
+}
+
+/**
+ * Whether condition `cond` holds on the target, when it is a version test the target decides;
+ * undefined for any other condition, and for one that a part left undecided may turn.
+ */
+export function decideVersionTest(cond: Node, strings: VersionStrings): boolean | undefined {
+  const e = inner(cond);
+  if (!e) return undefined;
+  if (e.type === 'not_operator') {
+    const arg = e.childForFieldName('argument');
+    const v = arg ? decideVersionTest(arg, strings) : undefined;
+    return v === undefined ? undefined : !v;
+  }
+  if (e.type === 'boolean_operator') {
+    const left = e.childForFieldName('left');
+    const right = e.childForFieldName('right');
+    const op = e.childForFieldName('operator')?.type ?? e.children.find((c) => c && (c.type === 'and' || c.type === 'or'))?.type;
+    const l = left ? decideVersionTest(left, strings) : undefined;
+    const r = right ? decideVersionTest(right, strings) : undefined;
+    if (op === 'and') return l === false || r === false ? false : l === true && r === true ? true : undefined;
+    if (op === 'or') return l === true || r === true ? true : l === false && r === false ? false : undefined;
+    return undefined;
+  }
+  if (e.type === 'comparison_operator') {
+    const operands = e.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    const ops = e.children.filter((c): c is Node => !!c && !c.isNamed && OPERATORS.has(c.type));
+    // one comparison, two operands (chains and `in`/`is` are not decided)
+    if (operands.length !== 2 || ops.length !== 1 || e.children.filter((c) => c && !c.isNamed).length !== 1) return undefined;
+    const a = valueOf(operands[0], strings);
+    const b = a && valueOf(operands[1], strings);
+    return a && b ? compare(a, ops[0].type, b) : undefined;
+  }
+  return undefined;
+}
