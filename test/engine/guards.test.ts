@@ -668,6 +668,32 @@ describe('version tests decided by the version the target says', () => {
     assert.deepEqual(lines(engine.check(user, 'user.py')), ['18:missing-argument', '27:missing-argument', '8:missing-argument'].sort());
   });
 
+  it('reads a name the module binds once to a version, or to a test of one; not where a function binds it itself', async () => {
+    const engine = await Engine.open({ targets: [tempTree(lib('__version__ = "2.0.0"\n'))] })
+    const text = [
+      'import lib', // 1
+      'from packaging import version', // 2
+      'from lib.engine import start', // 3
+      'lib_version = version.parse(lib.__version__)', // 4
+      'IS_NEW = lib_version >= version.parse("2.0")', // 5
+      '', // 6
+      'if IS_NEW:', // 7
+      '    start(1)', // 8: taken
+      'if not IS_NEW:', // 9
+      '    start(1, 2, 3)', // 10: not taken
+      '', // 11
+      '', // 12
+      'def f(lib_version):', // 13
+      '    if lib_version < version.parse("1.0"):', // 14: the parameter, not the module's name
+      '        start()', // 15
+      '', // 16
+    ].join('\n');
+    const r = engine.check(text, 'user.py');
+    assert.deepEqual(lines(r), ['8:missing-argument']);
+    assert.match(r.calls.find((c) => c.range.start.line === 9)?.unknownReason ?? '', /only on other versions/);
+    assert.match(r.calls.find((c) => c.range.start.line === 14)?.unknownReason ?? '', /depends on the version installed/);
+  });
+
   it('decides nothing where the target does not say its version (a source checkout, a placeholder)', async () => {
     for (const init of ['from importlib.metadata import version as _version\n\n__version__ = _version("lib")\n', 'try:\n    from ._version import __version__\nexcept ImportError:\n    __version__ = "dev"\n', '__version__ = "0.0.0"\n']) {
       const engine = await Engine.open({ targets: [tempTree(lib(init))] });

@@ -1554,10 +1554,34 @@ class FileCheck {
   private readonly decided = new Map<number, boolean | undefined>();
   private readonly decideVersion = (cond: Node): boolean | undefined => {
     if (this.decided.has(cond.id)) return this.decided.get(cond.id);
-    const v = decideVersionTest(cond, (e) => this.versionString(e));
+    const v = decideVersionTest(cond, (e) => this.versionString(e), (n) => this.moduleValueOf(n));
     this.decided.set(cond.id, v);
     return v;
   };
+
+  /**
+   * The value node of a name the module binds once, unconditionally, by a plain assignment at its
+   * top level (`vllm_version = parse(vllm.__version__)`), read where no function around `at`
+   * binds the name itself and no function declares it global.
+   */
+  private moduleValueOf(at: Node): Node | undefined {
+    const name = at.text;
+    const bs = this.summary.bindings.get(name);
+    if (!bs || bs.length !== 1 || bs[0].kind !== 'value' || bs[0].conditional) return undefined;
+    if (new RegExp(`\\bglobal\\s[^\\n]*\\b${name}\\b`).test(this.shared.text)) return undefined;
+    for (let p: Node | null = at.parent; p; p = p.parent) {
+      if ((p.type === 'function_definition' || p.type === 'class_definition' || p.type === 'lambda') && bindsInText(p.text, name)) return undefined;
+      if ((p.type === 'function_definition' || p.type === 'lambda') && new RegExp(`\\b${name}\\b`).test(p.childForFieldName('parameters')?.text ?? '')) return undefined;
+    }
+    const row = bs[0].line - 1;
+    for (const st of this.root.namedChildren) {
+      if (!st || st.startPosition.row !== row) continue;
+      const a = st.type === 'expression_statement' ? st.namedChildren[0] : null;
+      const left = a?.type === 'assignment' ? a.childForFieldName('left') : null;
+      return left?.type === 'identifier' && left.text === name ? (a!.childForFieldName('right') ?? undefined) : undefined;
+    }
+    return undefined;
+  }
 
   /**
    * The version string an expression gives on the target: a string literal, `pkg.__version__` of

@@ -11,7 +11,9 @@
  * - `not`, `and`, `or` and parentheses over those.
  *
  * A version string is a string literal, `pkg.__version__` of a package of the target, a name
- * imported as `from pkg import __version__`, or `importlib.metadata.version("pkg")`. Anything else
+ * imported as `from pkg import __version__`, or `importlib.metadata.version("pkg")`; a name the
+ * file binds once at module level stands for its value (`vllm_version = parse(vllm.__version__)`,
+ * a flag `IS_NEW = vllm_version >= parse("0.12")`). Anything else
  * (a helper such as `vllm_version_is("0.16")`, `.release` tuples, a version of another library)
  * is not decided: the code under it stays code for one version, as before.
  */
@@ -24,6 +26,9 @@ export type VersionValue = { kind: 'version'; text: string } | { kind: 'str'; te
 /** Evaluates the leaves of a version test: what an expression that names a version string gives on the target. */
 export type VersionStrings = (expr: Node) => string | undefined;
 
+/** The one value a name is bound to, where the file binds it once (`IS_NEW = Version(v) >= ...`, `vllm_version = parse(v)`). */
+export type NameValue = (name: Node) => Node | undefined;
+
 /** Callees that make a `packaging` version of a string (the last names of what the file calls). */
 const VERSION_MAKERS = /^(?:(?:packaging\.)?version\.)?(?:Version|parse)$|^(?:pkg_resources\.)?parse_version$/;
 
@@ -34,14 +39,21 @@ function inner(n: Node): Node | null {
 }
 
 /** The value of `n` as a version or a string, when the target decides it. */
-function valueOf(n: Node, strings: VersionStrings): VersionValue | undefined {
+/** `depth`: how many names were followed to get here. */
+function valueOf(n: Node, strings: VersionStrings, names?: NameValue, depth = 0): VersionValue | undefined {
   const e = inner(n);
-  if (!e) return undefined;
+  if (!e || depth > 4) return undefined;
+  if (e.type === 'identifier' && names) {
+    const s = strings(e);
+    if (s !== undefined) return { kind: 'str', text: s };
+    const bound = names(e);
+    return bound ? valueOf(bound, strings, names, depth + 1) : undefined;
+  }
   if (e.type === 'call') {
     const callee = e.childForFieldName('function')?.text.replace(/\s+/g, '');
     const args = e.childForFieldName('arguments')?.namedChildren.filter((x) => x && x.type !== 'comment') ?? [];
     if (callee && VERSION_MAKERS.test(callee) && args.length === 1 && args[0]!.type !== 'keyword_argument' && args[0]!.type !== 'list_splat' && args[0]!.type !== 'dictionary_splat') {
-      const v = valueOf(args[0]!, strings);
+      const v = valueOf(args[0]!, strings, names, depth);
       return v?.kind === 'str' && pep440.valid(v.text) !== null ? { kind: 'version', text: v.text } : undefined;
     }
   }
@@ -75,20 +87,25 @@ function compare(a: VersionValue, op: string, b: VersionValue): boolean | undefi
  * Whether condition `cond` holds on the target, when it is a version test the target decides;
  * undefined for any other condition, and for one that a part left undecided may turn.
  */
-export function decideVersionTest(cond: Node, strings: VersionStrings): boolean | undefined {
+export function decideVersionTest(cond: Node, strings: VersionStrings, names?: NameValue, depth = 0): boolean | undefined {
   const e = inner(cond);
-  if (!e) return undefined;
+  if (!e || depth > 4) return undefined;
+  if (e.type === 'identifier') {
+    // a flag the file sets once from a test (`IS_NEW = Version(v) >= Version("0.12")`)
+    const bound = names?.(e);
+    return bound ? decideVersionTest(bound, strings, names, depth + 1) : undefined;
+  }
   if (e.type === 'not_operator') {
     const arg = e.childForFieldName('argument');
-    const v = arg ? decideVersionTest(arg, strings) : undefined;
+    const v = arg ? decideVersionTest(arg, strings, names, depth) : undefined;
     return v === undefined ? undefined : !v;
   }
   if (e.type === 'boolean_operator') {
     const left = e.childForFieldName('left');
     const right = e.childForFieldName('right');
     const op = e.childForFieldName('operator')?.type ?? e.children.find((c) => c && (c.type === 'and' || c.type === 'or'))?.type;
-    const l = left ? decideVersionTest(left, strings) : undefined;
-    const r = right ? decideVersionTest(right, strings) : undefined;
+    const l = left ? decideVersionTest(left, strings, names, depth) : undefined;
+    const r = right ? decideVersionTest(right, strings, names, depth) : undefined;
     if (op === 'and') return l === false || r === false ? false : l === true && r === true ? true : undefined;
     if (op === 'or') return l === true || r === true ? true : l === false && r === false ? false : undefined;
     return undefined;
@@ -98,8 +115,8 @@ export function decideVersionTest(cond: Node, strings: VersionStrings): boolean 
     const ops = e.children.filter((c): c is Node => !!c && !c.isNamed && OPERATORS.has(c.type));
     // one comparison, two operands (chains and `in`/`is` are not decided)
     if (operands.length !== 2 || ops.length !== 1 || e.children.filter((c) => c && !c.isNamed).length !== 1) return undefined;
-    const a = valueOf(operands[0], strings);
-    const b = a && valueOf(operands[1], strings);
+    const a = valueOf(operands[0], strings, names, depth);
+    const b = a && valueOf(operands[1], strings, names, depth);
     return a && b ? compare(a, ops[0].type, b) : undefined;
   }
   return undefined;
