@@ -613,6 +613,7 @@ export class Program {
     this.generation++;
     this.generationStarted = now;
     this.memo.clear();
+    this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
     if (changed) this.forcedSinceSnapshot = true;
   }
