@@ -1389,6 +1389,39 @@ describe('receivers: a name bound again by := in a comprehension, or by nonlocal
   });
 });
 
+describe('receivers: a name bound again by a type alias statement', () => {
+  it('`type m = ...` (3.12) binds m in the function, generic or not', async () => {
+    const files = {
+      'slib/__init__.py': '',
+      'slib/core.py': ['class Manager:', '    def add(self, item):', '        return item', ''].join('\n'),
+    };
+    const text = [
+      'from slib.core import Manager',
+      '',
+      '',
+      'def plain():',
+      '    m = Manager()',
+      '    type m = int',
+      '    m.add(1, 2)',
+      '',
+      '',
+      'def generic():',
+      '    m = Manager()',
+      '    type m[T] = list[T]',
+      '    m.add(1, 2)',
+      '',
+      '',
+      'def other():',
+      '    m = Manager()',
+      '    type n = int',
+      '    m.add(1, 2)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(files, text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['19:too-many-positional']);
+  });
+});
+
 describe('receivers: a function stored as a class attribute', () => {
   it('is a method when read through an instance (its first parameter takes the instance), a plain function when read through the class', async () => {
     const files = {

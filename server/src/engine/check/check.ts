@@ -443,6 +443,7 @@ function bindsInText(text: string, name: string): boolean {
       `\\bfor\\b[^\\n]*${x}[^\\n]*\\bin\\b`, // for x in / for a, x in
       `\\b(?:del|import|global|nonlocal)\\b[^\\n]*${x}`,
       `\\b(?:def|class)\\s+${name}\\b`,
+      `(?:^|\\n)[ \\t]*type[ \\t]+${name}\\b`, // type X = ... (3.12)
       `(?:^|\\n)[ \\t]*case\\b[^\\n]*${x}`, // case x: / case [x, *_]: / case C(a=x):
     ].join('|'),
   ).test(text);
@@ -1431,6 +1432,13 @@ class FileCheck {
             }
             for (const [name, b] of importBindings(c, current, false, () => undefined)) add(name, b);
             continue;
+          case 'type_alias_statement': {
+            // `type X = ...` (3.12) binds X to the alias
+            const left = c.childForFieldName('left');
+            const id = left?.namedChildren[0]?.type === 'generic_type' ? left.namedChildren[0].namedChildren[0] : left?.namedChildren[0];
+            if (id?.type === 'identifier') add(id.text, null);
+            continue;
+          }
           case 'global_statement':
             for (const id of c.namedChildren) if (id?.type === 'identifier') scope.globals.add(id.text);
             continue;

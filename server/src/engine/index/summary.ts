@@ -1663,7 +1663,7 @@ function namesBound(raw: string): BodyNames {
 /**
  * The names a body binds other than by an assignment statement: a walrus, a `for` or `with ... as`
  * target (the name itself, not an attribute or item of it: `for r in self.x` binds r only), `del`,
- * `global`, `nonlocal`, a name a `case` pattern captures.
+ * `global`, `nonlocal`, a name a `case` pattern captures, a `type` alias.
  */
 function bindsOtherwise(raw: string): Set<string> {
   const out = new Set<string>();
@@ -1677,6 +1677,8 @@ function bindsOtherwise(raw: string): Set<string> {
   for (const m of raw.matchAll(/\bas\s+([(\[]?\s*(?:[A-Za-z_]\w*\s*,\s*)*[A-Za-z_]\w*[^\n:]?)/g)) targets(m[1]);
   // the target of a loop (or comprehension) runs from `for` to its `in`
   for (const m of raw.matchAll(/\bfor\s+((?:(?!\bin\b)[^\n:])*)\bin\b/g)) targets(m[1]);
+  // `type X = ...` (3.12)
+  for (const m of raw.matchAll(/^[ \t]*type[ \t]+([A-Za-z_]\w*)\b(?=[^\n=]*=)/gm)) out.add(m[1]);
   // a `case` pattern captures its bare names (taken all: class names and keywords too)
   for (const m of raw.matchAll(/^[ \t]*case\b([^\n]*):/gm)) targets(m[1]);
   return out;
