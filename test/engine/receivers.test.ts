@@ -1447,3 +1447,32 @@ describe('receivers: a function stored as a class attribute', () => {
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['4:too-many-positional', '6:missing-argument', '12:too-many-positional']);
   });
 });
+
+describe('receivers: a receiver of several classes whose method the project replaces', () => {
+  it('is unknown where no class would bind the call, since the call may reach the replacement; reported where nothing replaces it', async () => {
+    const files = {
+      'slib/__init__.py': '',
+      'slib/core.py': ['class Slow:', '    def run(self, n):', '        return n', '', '', 'class Fast:', '    def run(self, n, m):', '        return n', ''].join('\n'),
+    };
+    const body = [
+      'from slib.core import Fast, Slow',
+      '',
+      '',
+      'class Runner:',
+      '    def __init__(self, fast):',
+      '        if fast:',
+      '            self.worker = Fast()',
+      '        else:',
+      '            self.worker = Slow()',
+      '',
+      '    def go(self):',
+      '        return self.worker.run(1, extra=2)',
+      '',
+    ];
+    const plain = await checkAgainst(files, body.join('\n'));
+    assert.deepEqual(plain.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['12:unexpected-keyword']);
+    const patched = await checkAgainst(files, [...body, '', 'def fast_run(self, n, extra=0):', '    return n', '', '', 'Fast.run = fast_run', ''].join('\n'));
+    assert.deepEqual(patched.findings, []);
+    assert.match(patched.calls.find((c) => c.range.start.line === 11)?.unknownReason ?? '', /sets Fast\.run from outside/);
+  });
+});

@@ -2965,8 +2965,9 @@ class FileCheck {
    * parameters may be others. What it sets, or undefined.
    */
   private replacedFromOutside(v: Value, qualname: string): string | undefined {
-    const names = v.kind === 'class' ? [v.cls.name, `${v.cls.name}.__init__`, `${v.cls.name}.__new__`] : v.kind === 'function' && v.owner ? [`${v.owner.name}.${v.fn.name}`] : [qualname.slice(qualname.lastIndexOf('.') + 1)];
-    return names.find((n) => this.patched().includes(n) || !!this.opts.projectPatched?.has(n));
+    // each class a receiver may hold has its own method: any of them replaced may be reached
+    const namesOf = (x: Value): string[] => (x.kind === 'class' ? [x.cls.name, `${x.cls.name}.__init__`, `${x.cls.name}.__new__`] : x.kind === 'function' && x.owner ? [`${x.owner.name}.${x.fn.name}`] : x.kind === 'anyOf' ? x.values.flatMap(namesOf) : [qualname.slice(qualname.lastIndexOf('.') + 1)]);
+    return namesOf(v).find((n) => this.patched().includes(n) || !!this.opts.projectPatched?.has(n));
   }
 
   /**
@@ -3049,7 +3050,9 @@ class FileCheck {
       const keys = new Set(results.map((r) => outcomeKey([r])));
       // ... or none may bind it at all: whichever it holds, the call raises TypeError
       if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !this.otherVersion(call) && !this.boundForOneVersion(fn, scope) && !guardedBy(call, HANDLES_TYPE_ERROR)) {
-        if (this.opts.projectPending) this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
+        const replaced = this.replacedFromOutside(resolved.value, spec.qualname);
+        if (replaced && !this.importedBeforeReplaced(fn, scope, resolved.value, replaced)) this.unknownCall(call, nameNode, spec.qualname, `the file or the project sets ${replaced} from outside: the call may reach the replacement`);
+        else if (this.opts.projectPending) this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
         else this.noneBinds(call, nameNode, spec, results);
         return;
       }
