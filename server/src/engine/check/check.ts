@@ -2966,7 +2966,7 @@ class FileCheck {
    */
   private replacedFromOutside(v: Value, qualname: string): string | undefined {
     // each class a receiver may hold has its own method: any of them replaced may be reached
-    const namesOf = (x: Value): string[] => (x.kind === 'class' ? [x.cls.name, `${x.cls.name}.__init__`, `${x.cls.name}.__new__`] : x.kind === 'function' && x.owner ? [`${x.owner.name}.${x.fn.name}`] : x.kind === 'anyOf' ? [qualname.slice(qualname.lastIndexOf('.') + 1), ...x.values.flatMap(namesOf)] : [qualname.slice(qualname.lastIndexOf('.') + 1)]);
+    const namesOf = (x: Value): string[] => (x.kind === 'class' ? [x.cls.name, `${x.cls.name}.__init__`, `${x.cls.name}.__new__`] : x.kind === 'function' && x.owner ? [`${x.owner.name}.${x.fn.name}`] : x.kind === 'anyOf' ? [...x.values.flatMap(namesOf), qualname.slice(qualname.lastIndexOf('.') + 1)] : [qualname.slice(qualname.lastIndexOf('.') + 1)]);
     return namesOf(v).find((n) => this.patched().includes(n) || !!this.opts.projectPatched?.has(n));
   }
 
