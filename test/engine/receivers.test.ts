@@ -1476,3 +1476,70 @@ describe('receivers: a receiver of several classes whose method the project repl
     assert.match(patched.calls.find((c) => c.range.start.line === 11)?.unknownReason ?? '', /sets Fast\.run from outside/);
   });
 });
+
+describe('receivers: a decorator that hands back a function of its own', () => {
+  it('binds calls to that function (its own signature, no *args or **kwargs); one that wraps with *args, rebinds it or may not return it stays unknown', async () => {
+    const files = {
+      'slib/__init__.py': '',
+      'slib/deco.py': [
+        'import functools',
+        '',
+        '',
+        'def reloadable(load):',
+        '    @functools.wraps(load)',
+        '    def patched(loader, weights, *, mapper=None):',
+        '        return load(loader, weights, mapper=mapper)',
+        '    return patched',
+        '',
+        '',
+        'def loose(load):',
+        '    def patched(*args, **kwargs):',
+        '        return load(*args, extra=1, **kwargs)',
+        '    return patched',
+        '',
+        '',
+        'def rebound(load):',
+        '    def patched(loader, weights):',
+        '        return load(loader, weights)',
+        '    patched = functools.lru_cache(patched)',
+        '    return patched',
+        '',
+      ].join('\n'),
+      'slib/core.py': [
+        'from slib.deco import loose, rebound, reloadable',
+        '',
+        '',
+        'class Loader:',
+        '    @reloadable',
+        '    def load_weights(self, weights, mapper=None, strict=True):',
+        '        return weights',
+        '',
+        '    @loose',
+        '    def load_loose(self, weights):',
+        '        return weights',
+        '',
+        '    @rebound',
+        '    def load_rebound(self, weights):',
+        '        return weights',
+        '',
+      ].join('\n'),
+    };
+    const text = [
+      'from slib.core import Loader',
+      '',
+      'loader = Loader()',
+      'loader.load_weights([], mapper=None)',
+      'loader.load_weights([], strict=False)',
+      'loader.load_weights([], None)',
+      'loader.load_loose([], strict=False)',
+      'loader.load_rebound([], strict=False)',
+      '',
+    ].join('\n');
+    const r = await checkAgainst(files, text);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`).sort(), ['5:unexpected-keyword', '6:too-many-positional']);
+    const at = (line: number) => r.calls.find((c) => c.range.start.line + 1 === line && c.callee.includes('load_'));
+    assert.equal(at(4)?.status ?? 'checked', 'checked');
+    assert.equal(at(7)?.status, 'unknown');
+    assert.equal(at(8)?.status, 'unknown');
+  });
+});

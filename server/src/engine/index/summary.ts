@@ -30,6 +30,8 @@ export interface FunctionInfo {
   returnedInner?: FunctionInfo;
   /** The inner function is returned only when the first parameter is None (`@deco(key=...)` of a `def deco(obj=None, *, key)`). */
   innerIfFirstNone?: boolean;
+  /** The inner function the body returns is bound by its `def` alone, never rebound in the body. */
+  innerBoundOnce?: boolean;
   /** A pydantic `mode="wrap"` / `mode="before"` model validator that hands its input on unchanged. */
   passesInput?: boolean;
   /** The first statement warns with DeprecationWarning/FutureWarning: the literal message, if any. */
@@ -814,6 +816,8 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     if (d?.type === 'function_definition' && d.childForFieldName('name')?.text === innerName) {
       info.returnedInner = functionInfo(d, decoratorsOf(s), true);
       if (whenNone) info.innerIfFirstNone = true;
+      // the name is bound by that def alone (not wrapped or replaced after it)
+      if (!rebinds(body.text, innerName) && stmts.filter((x) => definitionOf(x)?.type === 'function_definition' && definitionOf(x)?.childForFieldName('name')?.text === innerName).length === 1) info.innerBoundOnce = true;
       const ip = info.returnedInner.params;
       const innerBody = d.childForFieldName('body');
       info.forwardsWrapper = false;

@@ -201,7 +201,7 @@ export class Callables {
   // ---- functions ----
 
   /** The effect of a function decorator on the call signature. */
-  private functionDecorator(d: Expr, summary: ModuleSummary, decorated?: FunctionInfo): 'static' | 'classmethod' | 'transparent' | { unknown: string } {
+  private functionDecorator(d: Expr, summary: ModuleSummary, decorated?: FunctionInfo): 'static' | 'classmethod' | 'transparent' | { unknown: string } | { inner: FunctionInfo; by: string } {
     const isCall = d.kind === 'call';
     const callee = this.program.evalExpr(isCall ? d.callee : d, summary);
     if (callee.kind === 'special') {
@@ -218,6 +218,12 @@ export class Callables {
       // when those are the function's own first parameters, by name and kind, without defaults
       const lead = fn?.forwardedLeading;
       if (fn?.forwardsWrapper && (!lead || (decorated && lead.every((name, i) => decorated.params[i]?.name === name && decorated.params[i].kind === 'normal' && !decorated.params[i].hasDefault)))) return 'transparent';
+      // a decorator that hands back a function of its own, with a signature of its own (no *args
+      // or **kwargs it would hand on): calls bind to that function, which is what the name holds
+      const inner = fn?.returnedInner;
+      if (fn && inner && fn.innerBoundOnce && !fn.innerIfFirstNone && !inner.params.some((p) => p.kind === 'varargs' || p.kind === 'varkw') && inner.decorators.every((x) => this.functionDecorator(x, callee.summary) === 'transparent')) {
+        return { inner, by: callee.fn.name };
+      }
       return { unknown: `decorator ${callee.fn.name} may change the signature` };
     }
     if (callee.kind === 'external' && /^builtins\.(staticmethod|classmethod)$/.test(callee.qualname)) return callee.qualname.endsWith('staticmethod') ? 'static' : 'classmethod';
@@ -226,14 +232,19 @@ export class Callables {
 
   functionSpec(fn: FunctionInfo, summary: ModuleSummary, owner: ClassInfo | undefined, access: Access, classAttr?: boolean): CallSpec {
     let binding: 'none' | 'first' = (owner || classAttr) && access === 'instance' ? 'first' : 'none';
+    let replaced: { inner: FunctionInfo; by: string } | undefined;
     for (const d of fn.decorators) {
       const k = this.functionDecorator(d, summary, fn);
       if (k === 'static') binding = 'none';
       else if (k === 'classmethod') binding = owner ? 'first' : 'none';
-      else if (k !== 'transparent') return unknown(k.unknown);
+      else if (typeof k === 'object' && 'inner' in k) {
+        // the name holds the decorator's own function: one such decorator, applied last (written first)
+        if (replaced || d !== fn.decorators[0]) return unknown(`decorator ${k.by} replaces the function, under another decorator`);
+        replaced = k;
+      } else if (k !== 'transparent') return unknown(k.unknown);
     }
     if (owner && ['__init_subclass__', '__class_getitem__'].includes(fn.name)) binding = 'first';
-    let params = fn.params;
+    let params = replaced ? replaced.inner.params : fn.params;
     if (binding === 'first') {
       if (params.length === 0) return unknown('method without a self parameter');
       if (params[0].kind === 'varargs') params = params;
@@ -244,8 +255,8 @@ export class Callables {
     const name = owner ? `${owner.name}.${fn.name}` : fn.name;
     const deprecated = this.deprecationOf(fn.decorators, summary) ?? fn.deprecation;
     const varkw = params.find((p) => p.kind === 'varkw')?.name;
-    const passesKeywords = fn.passesKeywords && varkw ? { ...fn.passesKeywords, summary, varkw, ...(owner ? { owner } : {}) } : undefined;
-    return this.single({ params, name, qualname, definition: { file: summary.file, line: fn.line }, origin: 'def', deprecated, ...(passesKeywords ? { passesKeywords } : {}) });
+    const passesKeywords = !replaced && fn.passesKeywords && varkw ? { ...fn.passesKeywords, summary, varkw, ...(owner ? { owner } : {}) } : undefined;
+    return this.single({ params, name, qualname, definition: { file: summary.file, line: fn.line }, origin: replaced ? `the function decorator ${replaced.by} hands back` : 'def', deprecated, ...(passesKeywords ? { passesKeywords } : {}) });
   }
 
   /** The message of a `@deprecated("...")` decorator (warnings / typing_extensions), if any. */
