@@ -1601,7 +1601,9 @@ class FileCheck {
     if (e.type === 'string') return stringValue(e);
     const moduleOf = (name: string): string | undefined => {
       const bs = this.summary.bindings.get(name);
-      if (bs) return bs.length === 1 && bs[0].kind === 'module' && !bs[0].module.includes('.') ? bs[0].module : undefined;
+      // `import vllm` and `import vllm.distributed` both bind `vllm` to the package
+      const first = bs?.[0];
+      if (bs) return first?.kind === 'module' && !first.module.includes('.') && bs.every((b) => b.kind === 'module' && b.module === first.module) ? first.module : undefined;
       return new RegExp(`^[ \\t]*import[ \\t]+${name}[ \\t]*(#.*)?$`, 'm').test(this.shared.text) ? name : undefined;
     };
     const imported = (name: string): { module: string; name: string } | undefined => {

@@ -38,8 +38,7 @@ function inner(n: Node): Node | null {
   return c;
 }
 
-/** The value of `n` as a version or a string, when the target decides it. */
-/** `depth`: how many names were followed to get here. */
+/** The value of `n` as a version or a string, when the target decides it; `depth`: how many names were followed to get here. */
 function valueOf(n: Node, strings: VersionStrings, names?: NameValue, depth = 0): VersionValue | undefined {
   const e = inner(n);
   if (!e || depth > 4) return undefined;
@@ -64,7 +63,9 @@ function valueOf(n: Node, strings: VersionStrings, names?: NameValue, depth = 0)
 const OPERATORS = new Set(['<', '<=', '>', '>=', '==', '!=']);
 
 function compare(a: VersionValue, op: string, b: VersionValue): boolean | undefined {
-  if (a.kind !== b.kind) return undefined; // a Version and a str do not compare (TypeError), nor are they equal in a way worth deciding
+  // a Version and a str do not order (TypeError); `==` between them is never true, but such a test
+  // is more likely a mistake than a choice of version: left undecided
+  if (a.kind !== b.kind) return undefined;
   const c = a.kind === 'version' ? pep440.compare(a.text, b.text) : a.text < b.text ? -1 : a.text > b.text ? 1 : 0;
   switch (op) {
     case '<':
