@@ -5,6 +5,7 @@
  * Exit codes: 0 nothing found, 1 findings, 2 usage or target error (one line on stderr).
  * Output formats are in cli/formats.ts, which files are read in cli/files.ts, fixes in cli/fix.ts.
  */
+import * as pep440 from '@renovatebot/pep440';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -30,7 +31,7 @@ const THREADS = Math.max(1, Math.min(4, os.availableParallelism?.() ?? os.cpus()
 /** Inputs from which a check runs on worker threads without being told (`--jobs`). */
 const PARALLEL_FROM = 48;
 
-const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--output-format FORMAT] [--output-file FILE] [--fix | --diff] [--unsafe-fixes] [--exit-zero] [--list-calls] [--source-root DIR ...] [--jobs N] PATH...
+const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseline PATH ...] [--output-format FORMAT] [--output-file FILE] [--fix | --diff] [--unsafe-fixes] [--exit-zero] [--list-calls] [--source-root DIR ...] [--jobs N] [--target-version PKG=VERSION ...] [--baseline-version PKG=VERSION ...] PATH...
        apidrift check --upgrade NAME==VERSION [--index-url URL] [--require-hashes] [--pre] PATH...
        apidrift diff --baseline PATH --target PATH [--package NAME] [--uses PATH ...] [--jobs N] [--output-format text|json|markdown|github] [--exit-zero]
        apidrift index --target PATH [--output-format text|json]
@@ -46,6 +47,9 @@ const USAGE = `usage: apidrift check --target PATH [--target PATH ...] [--baseli
   current folder and its src/, and the folder above each checked path's top package.
   A project of many files is checked on every core (at most four threads; --jobs N to choose,
   --jobs 1 for one thread); the output is the same, in the same order.
+  Version tests (if Version(vllm.__version__) >= Version("0.12"):) are decided where a tree
+  says the version of the package they test (an installed tree or a wheel does); for a source
+  checkout, --target-version vllm=0.16.0 (and --baseline-version) says it.
 
   diff: the API-change report between two versions: removed modules and names, moved names,
   changed signatures grouped by kind. With --uses, only what that code uses, ranked by uses
@@ -102,6 +106,9 @@ interface Args {
   sourceRoots: string[];
   /** check: threads that check files (`--jobs`); undefined: every core for a large project. */
   jobs?: number;
+  /** `--target-version NAME=VERSION`, `--baseline-version NAME=VERSION`: versions of packages the trees do not say. */
+  targetVersions: Record<string, string>;
+  baselineVersions: Record<string, string>;
 }
 
 /**
@@ -126,7 +133,7 @@ function userRoots(args: Args): string[] {
 function parseArgs(argv: string[]): Args {
   const [command, ...rest] = argv;
   if (command !== 'check' && command !== 'diff' && command !== 'index') throw new UsageError(command ? `unknown command '${command}'` : 'missing command');
-  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, exitZero: false, fix: 'none', unsafeFixes: false, listCalls: false, sourceRoots: [], fetch: { requireHashes: false, pre: false } };
+  const out: Args = { command, targets: [], baseline: [], format: 'text', paths: [], uses: [], noCache: false, exitZero: false, fix: 'none', unsafeFixes: false, listCalls: false, sourceRoots: [], fetch: { requireHashes: false, pre: false }, targetVersions: {}, baselineVersions: {} };
   let collectingUses = false;
   for (let i = 0; i < rest.length; i++) {
     const a = rest[i];
@@ -138,6 +145,13 @@ function parseArgs(argv: string[]): Args {
     if (a.startsWith('-')) collectingUses = false;
     if (a === '--target' || a.startsWith('--target=')) out.targets.push(value());
     else if (command !== 'index' && (a === '--baseline' || a.startsWith('--baseline='))) out.baseline.push(value());
+    else if (command === 'check' && (a === '--target-version' || a.startsWith('--target-version=') || a === '--baseline-version' || a.startsWith('--baseline-version='))) {
+      const option = a.split('=')[0];
+      const v = value();
+      const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.+)$/.exec(v);
+      if (!m || pep440.valid(m[2]) === null) throw new UsageError(`${option} needs PACKAGE=VERSION (a top-level package and a PEP 440 version), not '${v}'`);
+      (option === '--target-version' ? out.targetVersions : out.baselineVersions)[m[1]] = m[2];
+    }
     else if (a === '--no-cache') out.noCache = true;
     else if (command === 'check' && a === '--list-calls') out.listCalls = true;
     else if (command === 'check' && (a === '--source-root' || a.startsWith('--source-root='))) out.sourceRoots.push(value());
@@ -375,7 +389,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
     }
     const fetch = fetchOptions(args, io);
     try {
-      engine = await Engine.open({ targets: args.targets, baseline: args.baseline, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index', fetch });
+      engine = await Engine.open({ targets: args.targets, baseline: args.baseline, targetVersions: args.targetVersions, baselineVersions: args.baselineVersions, sourceRoots: args.command === 'check' ? userRoots(args) : [], wasmDir: __dirname, cacheDir: args.noCache ? undefined : defaultCacheDir(), deferParser: args.command === 'index', fetch });
       // the run writes its fixes at the end: the targets stay as they are while it checks
       engine.targetsFixed();
     } finally {
@@ -462,7 +476,7 @@ export async function main(argv: string[], io = { stdout: process.stdout, stderr
         engine,
         todo,
         jobs,
-        { targets: args.targets, baseline: args.baseline, sourceRoots: userRoots(args), cacheDir: args.noCache ? undefined : defaultCacheDir(), wasmDir: __dirname, opts, indexThreads: THREADS },
+        { targets: args.targets, baseline: args.baseline, targetVersions: args.targetVersions, baselineVersions: args.baselineVersions, sourceRoots: userRoots(args), cacheDir: args.noCache ? undefined : defaultCacheDir(), wasmDir: __dirname, opts, indexThreads: THREADS },
         say,
         (name, message) => {
           targetErrors++;

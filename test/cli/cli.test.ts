@@ -130,3 +130,25 @@ describe('apidrift check', () => {
     assert.match(text.stdout, /user\.py:\d+:\d+: checked rlib\.runner\.Scheduler\.schedule\n/);
   });
 });
+
+describe('apidrift check --target-version', () => {
+  it('decides the version tests of a source checkout that does not say its version; refuses a value that is no PACKAGE=VERSION', () => {
+    const target = tempTree({
+      'lib/__init__.py': 'try:\n    from ._version import __version__\nexcept ImportError:\n    __version__ = "dev"\n',
+      'lib/engine.py': 'def start(config, block_size):\n    return config\n',
+    });
+    const user = path.join(tempTree({ 'user.py': 'import lib\nfrom packaging.version import Version\nfrom lib.engine import start\n\nif Version(lib.__version__) >= Version("2.0"):\n    start(1)\nelse:\n    start()\n' }), 'user.py');
+    const plain = run(['check', '--no-cache', '--target', target, user]);
+    assert.equal(plain.code, 0, plain.stderr);
+    const stated = run(['check', '--no-cache', '--target', target, '--target-version', 'lib=2.0.0', user]);
+    assert.equal(stated.code, 1, stated.stderr);
+    assert.match(stated.stdout, /user\.py:6:5: error \[missing-argument\]/);
+    assert.doesNotMatch(stated.stdout, /user\.py:8:/);
+    const older = run(['check', '--no-cache', '--target', target, '--target-version=lib=1.5', user]);
+    assert.match(older.stdout, /user\.py:8:5: error \[missing-argument\]/);
+    assert.doesNotMatch(older.stdout, /user\.py:6:/);
+    const bad = run(['check', '--target', target, '--target-version', 'lib', user]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--target-version needs PACKAGE=VERSION/);
+  });
+});

@@ -169,6 +169,8 @@ interface WorkerSetup {
   apidriftCheckWorker: true;
   targets: string[];
   baseline: string[];
+  targetVersions?: Record<string, string>;
+  baselineVersions?: Record<string, string>;
   sourceRoots: string[];
   cacheDir?: string;
   wasmDir?: string;
@@ -224,7 +226,7 @@ export function checkOnWorkers(
   engine: Engine,
   inputs: Input[],
   jobs: number,
-  setup: { targets: string[]; baseline: string[]; sourceRoots: string[]; cacheDir?: string; wasmDir?: string; opts: CheckOptions; indexThreads: number },
+  setup: { targets: string[]; baseline: string[]; targetVersions?: Record<string, string>; baselineVersions?: Record<string, string>; sourceRoots: string[]; cacheDir?: string; wasmDir?: string; opts: CheckOptions; indexThreads: number },
   say: (msg: string) => void,
   targetError: (name: string, message: string) => void,
   /** Checks an input on this thread: for those not checked when a worker fails. */
@@ -324,7 +326,7 @@ export function checkOnWorkers(
   for (let j = 0; j < jobs; j++) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(4);
-    const data: WorkerSetup = { apidriftCheckWorker: true, targets: setup.targets, baseline: setup.baseline, sourceRoots: setup.sourceRoots, cacheDir: setup.cacheDir, wasmDir: setup.wasmDir, opts: setup.opts, projectClasses: projectClasses.classes.length > 0 || projectClasses.patched.length > 0 || (projectClasses.versionOnly?.length ?? 0) > 0 ? projectClasses : undefined, indexPort: channel.port2, signal };
+    const data: WorkerSetup = { apidriftCheckWorker: true, targets: setup.targets, baseline: setup.baseline, targetVersions: setup.targetVersions, baselineVersions: setup.baselineVersions, sourceRoots: setup.sourceRoots, cacheDir: setup.cacheDir, wasmDir: setup.wasmDir, opts: setup.opts, projectClasses: projectClasses.classes.length > 0 || projectClasses.patched.length > 0 || (projectClasses.versionOnly?.length ?? 0) > 0 ? projectClasses : undefined, indexPort: channel.port2, signal };
     let worker: Worker;
     try {
       worker = new Worker(__filename, { workerData: data, transferList: [channel.port2] });
@@ -414,7 +416,7 @@ async function runWorker(setup: WorkerSetup): Promise<void> {
   const send = (m: FromWorker): void => port.postMessage(m);
   let engine: Engine;
   try {
-    engine = await Engine.open({ targets: setup.targets, baseline: setup.baseline, sourceRoots: setup.sourceRoots, wasmDir: setup.wasmDir, cacheDir: setup.cacheDir });
+    engine = await Engine.open({ targets: setup.targets, baseline: setup.baseline, targetVersions: setup.targetVersions, baselineVersions: setup.baselineVersions, sourceRoots: setup.sourceRoots, wasmDir: setup.wasmDir, cacheDir: setup.cacheDir });
     engine.targetsFixed();
   } catch (e) {
     send({ kind: 'failed', message: (e as Error).message });

@@ -3,8 +3,8 @@
  * a run over unchanged inputs replays the results instead of checking again, and a run after an
  * edit checks again only the inputs whose results may have changed.
  *
- * One file per run's options (targets, baseline, user folders, current folder, --list-calls, the
- * code of apidrift itself), in the summary cache's folder. A file holds:
+ * One file per run's options (targets, baseline, the versions stated for them, user folders,
+ * current folder, --list-calls, the code of apidrift itself), in the summary cache's folder. A file holds:
  *   - the fingerprints of what every check may read: the whole of each target and baseline root
  *     (a folder: the identity of each folder walked and of each Python and build file, and of a
  *     `__pycache__` folder the names in it but compiled files; an archive: its members' CRCs),
@@ -318,6 +318,9 @@ export class ResultCache {
       targets: engine.program.target.roots.map((r) => r.label),
       baseline: engine.baseline?.program.target.roots.map((r) => r.label) ?? [],
       user: engine.program.target.userRoots.map((r) => r.label),
+      // the versions the user states decide version tests
+      versions: [...engine.program.target.statedVersions],
+      baselineVersions: [...(engine.baseline?.program.target.statedVersions ?? [])],
       cwd: process.cwd(),
       listCalls: opts.listCalls,
     });

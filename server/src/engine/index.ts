@@ -57,6 +57,13 @@ export interface EngineOptions {
   deferParser?: boolean;
   /** How targets named by version are fetched (the index, the cache folder, progress...). */
   fetch?: Partial<FetchOptions>;
+  /**
+   * Versions of the target's top-level packages, by package name, where the target does not say
+   * them itself (a source checkout): version tests on them are then decided (see `packageVersion`).
+   */
+  targetVersions?: Record<string, string>;
+  /** The same for the baseline. */
+  baselineVersions?: Record<string, string>;
 }
 
 /** What the engine keeps of a recently checked file besides its tree. */
@@ -140,7 +147,10 @@ export class Engine {
     if (opts.targets.length === 0) throw new TargetError('no target given');
     const user = openUserRoots(opts.sourceRoots ?? []);
     const baseline = opts.baseline && opts.baseline.length > 0 ? new Target(await openRoots(opts.baseline, opts.fetch), user) : undefined;
-    return new Engine(new Target(await openRoots(opts.targets, opts.fetch), user), baseline, opts.indexOnDemand ?? true, opts.cacheDir, opts.incremental ?? false);
+    const target = new Target(await openRoots(opts.targets, opts.fetch), user);
+    for (const [name, version] of Object.entries(opts.targetVersions ?? {})) target.statedVersions.set(name, version);
+    for (const [name, version] of Object.entries(opts.baselineVersions ?? {})) baseline?.statedVersions.set(name, version);
+    return new Engine(target, baseline, opts.indexOnDemand ?? true, opts.cacheDir, opts.incremental ?? false);
   }
 
   /**

@@ -708,12 +708,14 @@ export class Program {
   private readonly versions = new Map<string, string | undefined>();
 
   /**
-   * The version of the target's top-level package `top`, where the target says it: the
-   * `*.dist-info/METADATA` beside it (an installed tree, a wheel), else a literal `__version__`
+   * The version of the target's top-level package `top`: the one the user states for it, else
+   * where the target says it: the `*.dist-info/METADATA` beside it (an installed tree, a wheel), else a literal `__version__`
    * that the package binds (through `from ._version import __version__` and the like). A source
    * checkout whose version the build writes says nothing; nor does a placeholder (`0.0.0`, `dev`).
    */
   packageVersion(top: string): string | undefined {
+    const stated = this.target.statedVersions.get(top);
+    if (stated !== undefined) return stated;
     if (this.versions.has(top)) return this.versions.get(top);
     let version: string | undefined;
     const file = this.target.findModule(top);

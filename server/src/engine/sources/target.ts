@@ -61,6 +61,9 @@ export function openUserRoots(folders: string[]): SourceRoot[] {
 export class Target {
   private readonly cache = new Map<string, ModuleFile | null>();
 
+  /** Versions the user states for the target's top-level packages (`--target-version vllm=0.16.0`), by package name. */
+  statedVersions = new Map<string, string>();
+
   /**
    * `userRoots`: folders of the user's own code, searched after the target's roots for top-level
    * names the target lacks (a user module never shadows the target's own).
