@@ -132,3 +132,33 @@ describe('apidrift index and the cache', () => {
     }
   });
 });
+
+describe('a git tag says the version of the project it tags', () => {
+  it("decides version tests on the package named like the repository's project; not on another, nor at a branch", () => {
+    const repo = tempTree({
+      'pyproject.toml': '[build-system]\nrequires = ["setuptools"]\n\n[project]\nname = "lib"\ndynamic = ["version"]\n',
+      'lib/__init__.py': 'try:\n    from ._version import __version__\nexcept ImportError:\n    __version__ = "dev"\n',
+      'lib/engine.py': 'def start(config, block_size):\n    return config\n',
+      'other/__init__.py': '__version__ = "dev"\n',
+    });
+    git(repo, 'init', '-q');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-qm', 'release');
+    git(repo, 'tag', 'v2.0.0');
+    git(repo, 'branch', 'release-2.0');
+    const user = tempTree({
+      'u.py': 'import lib\nimport other\nfrom packaging.version import Version\nfrom lib.engine import start\n\nif Version(lib.__version__) >= Version("2.0"):\n    start(1)\nif Version(other.__version__) >= Version("2.0"):\n    start(2)\n',
+    });
+    try {
+      const file = path.join(user, 'u.py');
+      const tagged = run(['check', '--no-cache', '--target', `git:${repo}@v2.0.0`, file]);
+      assert.equal(tagged.code, 1, tagged.stderr);
+      assert.match(tagged.stdout, /u\.py:7:5: error \[missing-argument\]/);
+      assert.doesNotMatch(tagged.stdout, /u\.py:9:/);
+      const branch = run(['check', '--no-cache', '--target', `git:${repo}@release-2.0`, file]);
+      assert.equal(branch.code, 0, branch.stdout);
+    } finally {
+      for (const d of [repo, user]) fs.rmSync(d, { recursive: true, force: true });
+    }
+  });
+});

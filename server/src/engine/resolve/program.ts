@@ -709,7 +709,8 @@ export class Program {
 
   /**
    * The version of the target's top-level package `top`: the one the user states for it, else
-   * where the target says it: the `*.dist-info/METADATA` beside it (an installed tree, a wheel), else a literal `__version__`
+   * where the target says it: the `*.dist-info/METADATA` beside it (an installed tree, a wheel),
+   * a git revision that is a version tag of the package's project (`git:vllm@v0.16.0`), else a literal `__version__`
    * that the package binds (through `from ._version import __version__` and the like). A source
    * checkout whose version the build writes says nothing; nor does a placeholder (`0.0.0`, `dev`).
    */
@@ -720,7 +721,7 @@ export class Program {
     let version: string | undefined;
     const file = this.target.findModule(top);
     if (file && file.isPackage && !file.compiled && !this.target.isUser(file)) {
-      version = distInfoVersion(file, top) ?? this.literalVersion(top, '__version__', 0);
+      version = distInfoVersion(file, top) ?? file.packageDirs[0]?.root.taggedVersion?.(top) ?? this.literalVersion(top, '__version__', 0);
       if (version !== undefined && (pep440.valid(version) === null || /^[0.]+$/.test(pep440.explain(version)?.release.join('.') ?? '0'))) version = undefined;
     }
     this.versions.set(top, version);

@@ -1,5 +1,7 @@
+import * as pep440 from '@renovatebot/pep440';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
+import { normalizeProject } from './requirement';
 import { buildFilledMatcher, decodeSource, type SourceRoot, TargetError } from './sourceRoot';
 
 const MAX_BUFFER = 1 << 30;
@@ -63,7 +65,23 @@ export class GitRoot implements SourceRoot {
       }
     }
     this.gitignore = this.blobs.get('.gitignore');
+    this.pyproject = this.blobs.get('pyproject.toml');
     this.narrowToImportRoot();
+  }
+
+  /** The blob of the repository's top-level `pyproject.toml`. */
+  private readonly pyproject?: string;
+
+  /** See `SourceRoot.taggedVersion`: the revision is a tag that reads as a PEP 440 version, and the project's name is the package's. */
+  taggedVersion(top: string): string | undefined {
+    const m = /^(?:refs\/tags\/)?v?(\d[0-9A-Za-z.+!_-]*)$/.exec(this.ref);
+    if (!m || !this.pyproject || pep440.valid(m[1]) === null) return undefined;
+    const r = this.git(['cat-file', '-p', this.pyproject]);
+    if (r.status !== 0) return undefined;
+    const text = r.stdout.toString('utf8');
+    // the name in the [project] table
+    const project = /^\[project\][^\[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(text);
+    return project && normalizeProject(project[1]) === normalizeProject(top) ? m[1] : undefined;
   }
 
   /** The blob of the repository's top-level `.gitignore`. */

@@ -20,6 +20,11 @@ export interface SourceRoot {
    * nobody can see in the source.
    */
   buildFilled?(rel: string): boolean;
+  /**
+   * The version the root's own name says of top-level package `top`, if any: a git revision that is
+   * a version tag (`v0.16.0`) of a repository whose `pyproject.toml` names the project `top`.
+   */
+  taggedVersion?(top: string): string | undefined;
 }
 
 /**
