@@ -76,13 +76,17 @@ export class GitRoot implements SourceRoot {
   taggedVersion(top: string): string | undefined {
     const m = /^(?:refs\/tags\/)?v?(\d[0-9A-Za-z.+!_-]*)$/.exec(this.ref);
     if (!m || !this.pyproject || pep440.valid(m[1]) === null) return undefined;
-    const r = this.git(['cat-file', '-p', this.pyproject]);
-    if (r.status !== 0) return undefined;
-    const text = r.stdout.toString('utf8');
-    // the name in the [project] table
-    const project = /^\[project\][^\[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(text);
-    return project && normalizeProject(project[1]) === normalizeProject(top) ? m[1] : undefined;
+    if (this.projectName === undefined) {
+      // the name in the [project] table, read once (a revision does not change)
+      const r = this.git(['cat-file', '-p', this.pyproject]);
+      const project = r.status === 0 ? /^\[project\][^\[]*?^name\s*=\s*["']([^"']+)["']/ms.exec(r.stdout.toString('utf8')) : null;
+      this.projectName = project ? normalizeProject(project[1]) : '';
+    }
+    return this.projectName !== '' && this.projectName === normalizeProject(top) ? m[1] : undefined;
   }
+
+  /** The project's name in the revision's `pyproject.toml` (normalised), '' for none; read when first asked. */
+  private projectName?: string;
 
   /** The blob of the repository's top-level `.gitignore`. */
   private gitignore?: string;
