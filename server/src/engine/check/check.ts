@@ -17,7 +17,7 @@ import type { Param, ParamKind } from '../syntax';
 import { fixMoveImport } from './fixes';
 import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
 import { applySuppressions } from './suppress';
-import { decideVersionTest } from './versionTests';
+import { decideVersionTest, type VersionNames, versionString } from './versionTests';
 import { notNnModuleMember } from '../resolve/specials';
 
 /**
@@ -1562,7 +1562,7 @@ class FileCheck {
   private readonly decided = new Map<number, boolean | undefined>();
   private readonly decideVersion = (cond: Node): boolean | undefined => {
     if (this.decided.has(cond.id)) return this.decided.get(cond.id);
-    const v = decideVersionTest(cond, (e) => this.versionString(e), (n) => this.moduleValueOf(n));
+    const v = decideVersionTest(cond, (e) => versionString(e, this.versionNames, (top) => this.program.packageVersion(top)), (n) => this.moduleValueOf(n));
     this.decided.set(cond.id, v);
     return v;
   };
@@ -1592,45 +1592,22 @@ class FileCheck {
   }
 
   /**
-   * The version string an expression gives on the target: a string literal, `pkg.__version__` of
-   * a top-level package of the target (imported at module level, or by `import pkg` anywhere in
-   * the file), a name the file imports as `from pkg import __version__`, or
-   * `importlib.metadata.version("pkg")`.
+   * How the file binds the names of a version string (see `versionString`): a package imported
+   * at module level, or by `import pkg` anywhere in the file; what it imports with `from`.
    */
-  private versionString(e: Node): string | undefined {
-    if (e.type === 'string') return stringValue(e);
-    const moduleOf = (name: string): string | undefined => {
+  private readonly versionNames: VersionNames = {
+    packageOf: (name) => {
       const bs = this.summary.bindings.get(name);
       // `import vllm` and `import vllm.distributed` both bind `vllm` to the package
       const first = bs?.[0];
       if (bs) return first?.kind === 'module' && !first.module.includes('.') && bs.every((b) => b.kind === 'module' && b.module === first.module) ? first.module : undefined;
       return new RegExp(`^[ \\t]*import[ \\t]+${name}[ \\t]*(#.*)?$`, 'm').test(this.shared.text) ? name : undefined;
-    };
-    const imported = (name: string): { module: string; name: string } | undefined => {
+    },
+    importOf: (name) => {
       const bs = this.summary.bindings.get(name);
       return bs?.length === 1 && bs[0].kind === 'from' ? { module: bs[0].module, name: bs[0].name } : undefined;
-    };
-    if (e.type === 'attribute' && e.childForFieldName('attribute')?.text === '__version__') {
-      const obj = e.childForFieldName('object');
-      const top = obj?.type === 'identifier' ? moduleOf(obj.text) : undefined;
-      return top ? this.program.packageVersion(top) : undefined;
-    }
-    if (e.type === 'identifier') {
-      const from = imported(e.text);
-      return from && from.name === '__version__' && !from.module.includes('.') ? this.program.packageVersion(from.module) : undefined;
-    }
-    if (e.type === 'call') {
-      const f = e.childForFieldName('function');
-      const args = e.childForFieldName('arguments')?.namedChildren.filter((x) => x && x.type !== 'comment') ?? [];
-      if (!f || args.length !== 1 || args[0]!.type !== 'string') return undefined;
-      const text = f.text.replace(/\s+/g, '');
-      const from = f.type === 'identifier' ? imported(f.text) : undefined;
-      const metadata = /^(?:importlib\.metadata|importlib_metadata)\.version$/.test(text) || (from !== undefined && from.name === 'version' && /^(?:importlib\.metadata|importlib_metadata)$/.test(from.module)) || (/^metadata\.version$/.test(text) && imported('metadata')?.module === 'importlib');
-      const dist = metadata ? stringValue(args[0]!) : undefined;
-      return dist && /^[A-Za-z0-9][\w.-]*$/.test(dist) ? this.program.packageVersion(dist.toLowerCase().replace(/[-.]+/g, '_')) : undefined;
-    }
-    return undefined;
-  }
+    },
+  };
 
   /**
    * `n` sits in a branch that a test of a signature chooses (`if "block_size" in
@@ -2961,6 +2938,12 @@ class FileCheck {
     return true;
   }
 
+  /** Why a call of `v` may reach a replacement set from outside (see `replacedFromOutside`), unless the name was imported before it was replaced. */
+  private replacementReached(fn: Node, scope: Scope, v: Value, qualname: string): string | undefined {
+    const replaced = this.replacedFromOutside(v, qualname);
+    return replaced && !this.importedBeforeReplaced(fn, scope, v, replaced) ? `the file or the project sets ${replaced} from outside: the call may reach the replacement` : undefined;
+  }
+
   /**
    * The file or the project sets the callee from outside (`C.__init__ = mine`, `mod.f = g`,
    * `vllm.lora.request.LoRARequest = Patched`): the call may reach the replacement, whose
@@ -3052,8 +3035,8 @@ class FileCheck {
       const keys = new Set(results.map((r) => outcomeKey([r])));
       // ... or none may bind it at all: whichever it holds, the call raises TypeError
       if (keys.size > 1 && results.every((r) => r.length > 0) && resolved.receivers.every((r) => !r.declared) && !this.otherVersion(call) && !this.boundForOneVersion(fn, scope) && !guardedBy(call, HANDLES_TYPE_ERROR)) {
-        const replaced = this.replacedFromOutside(resolved.value, spec.qualname);
-        if (replaced && !this.importedBeforeReplaced(fn, scope, resolved.value, replaced)) this.unknownCall(call, nameNode, spec.qualname, `the file or the project sets ${replaced} from outside: the call may reach the replacement`);
+        const replaced = this.replacementReached(fn, scope, resolved.value, spec.qualname);
+        if (replaced) this.unknownCall(call, nameNode, spec.qualname, replaced);
         else if (this.opts.projectPending) this.unknownCall(call, nameNode, spec.qualname, PROJECT_PENDING);
         else this.noneBinds(call, nameNode, spec, results);
         return;
@@ -3130,9 +3113,9 @@ class FileCheck {
       this.unknownCall(call, nameNode, spec.qualname, otherVersion);
       return;
     }
-    const replaced = this.replacedFromOutside(resolved.value, spec.qualname);
-    if (replaced && !this.importedBeforeReplaced(fn, scope, resolved.value, replaced)) {
-      this.unknownCall(call, nameNode, spec.qualname, `the file or the project sets ${replaced} from outside: the call may reach the replacement`);
+    const replaced = this.replacementReached(fn, scope, resolved.value, spec.qualname);
+    if (replaced) {
+      this.unknownCall(call, nameNode, spec.qualname, replaced);
       return;
     }
     if (guardedBy(call, HANDLES_TYPE_ERROR)) {

@@ -19,6 +19,7 @@
  */
 import * as pep440 from '@renovatebot/pep440';
 import type { Node } from '../parser';
+import { stringValue } from '../syntax';
 
 /** What an expression gives: a version (a `Version(...)` of one) or a plain string. */
 export type VersionValue = { kind: 'version'; text: string } | { kind: 'str'; text: string };
@@ -28,6 +29,47 @@ export type VersionStrings = (expr: Node) => string | undefined;
 
 /** The one value a name is bound to, where the file binds it once (`IS_NEW = Version(v) >= ...`, `vllm_version = parse(v)`). */
 export type NameValue = (name: Node) => Node | undefined;
+
+/** How a file binds the names a version string is read through. */
+export interface VersionNames {
+  /** The top-level package that `import pkg` binds to `name`, when that is all the file binds it to. */
+  packageOf(name: string): string | undefined;
+  /** What the file imports as `name` with `from module import name2 [as name]`. */
+  importOf(name: string): { module: string; name: string } | undefined;
+}
+
+/**
+ * The version string an expression gives on the target: a string literal, `pkg.__version__`, a
+ * name imported as `from pkg import __version__`, or `importlib.metadata.version("pkg")`
+ * (`pkg`: a top-level package, whose version `packageVersion` gives).
+ */
+export function versionString(e: Node, names: VersionNames, packageVersion: (top: string) => string | undefined): string | undefined {
+  if (e.type === 'string') return stringValue(e);
+  if (e.type === 'attribute' && e.childForFieldName('attribute')?.text === '__version__') {
+    const obj = e.childForFieldName('object');
+    const top = obj?.type === 'identifier' ? names.packageOf(obj.text) : undefined;
+    return top ? packageVersion(top) : undefined;
+  }
+  if (e.type === 'identifier') {
+    const from = names.importOf(e.text);
+    return from && from.name === '__version__' && !from.module.includes('.') ? packageVersion(from.module) : undefined;
+  }
+  if (e.type === 'call') {
+    const f = e.childForFieldName('function');
+    const args = e.childForFieldName('arguments')?.namedChildren.filter((x) => x && x.type !== 'comment') ?? [];
+    if (!f || args.length !== 1 || args[0]!.type !== 'string') return undefined;
+    const text = f.text.replace(/\s+/g, '');
+    const from = f.type === 'identifier' ? names.importOf(f.text) : undefined;
+    const metadata =
+      /^(?:importlib\.metadata|importlib_metadata)\.version$/.test(text) ||
+      (from !== undefined && from.name === 'version' && /^(?:importlib\.metadata|importlib_metadata)$/.test(from.module)) ||
+      (text === 'metadata.version' && names.importOf('metadata')?.module === 'importlib');
+    const dist = metadata ? stringValue(args[0]!) : undefined;
+    // a distribution's name, as the package it installs is named
+    return dist && /^[A-Za-z0-9][\w.-]*$/.test(dist) ? packageVersion(dist.toLowerCase().replace(/[-.]+/g, '_')) : undefined;
+  }
+  return undefined;
+}
 
 /** Callees that make a `packaging` version of a string (the last names of what the file calls). */
 const VERSION_MAKERS = /^(?:(?:packaging\.)?version\.)?(?:Version|parse)$|^(?:pkg_resources\.)?parse_version$/;

@@ -6,9 +6,8 @@
  * run there, and what they call is no break of it.
  */
 import { otherVersionCode } from '../check/check';
-import { decideVersionTest } from '../check/versionTests';
+import { decideVersionTest, type VersionNames, versionString } from '../check/versionTests';
 import { type Node, parsePython } from '../parser';
-import { stringValue } from '../syntax';
 
 /** One import statement of a project file: the modules it may load, and whether it runs only for one version. */
 export interface ImportSite {
@@ -100,7 +99,8 @@ export function importSites(text: string, at: { name: string; isPackage: boolean
   const tree = parsePython(text);
   // with the target's versions, a version test the target decides is decided: an import in the
   // branch taken is an ordinary one (one in a branch not taken never runs: it stays versioned)
-  const decide = packageVersion ? (cond: Node) => decideVersionTest(cond, (e) => versionStringOf(e, text, packageVersion)) : undefined;
+  const names = namesInText(text);
+  const decide = packageVersion ? (cond: Node) => decideVersionTest(cond, (e) => versionString(e, names, packageVersion)) : undefined;
   try {
     // a string (or a comment) that names a module is a place that may load it: under a version
     // test only for that version
@@ -168,27 +168,18 @@ export function versionOnlyModules(files: Array<{ module: string; sites: ImportS
   return new Set(files.map((f) => f.module).filter((m) => inChosen(m)));
 }
 
-/**
- * The version string an expression of a project file gives on the target, read off the file's
- * text (its imports): a string literal, `pkg.__version__` after `import pkg`, a name imported as
- * `from pkg import __version__`, `importlib.metadata.version("pkg")`.
- */
-function versionStringOf(e: Node, text: string, packageVersion: (top: string) => string | undefined): string | undefined {
-  if (e.type === 'string') return stringValue(e);
-  if (e.type === 'attribute' && e.childForFieldName('attribute')?.text === '__version__') {
-    const obj = e.childForFieldName('object');
-    return obj?.type === 'identifier' && new RegExp(`^[ \\t]*import[ \\t]+${obj.text}[ \\t]*(#.*)?$`, 'm').test(text) ? packageVersion(obj.text) : undefined;
-  }
-  if (e.type === 'identifier') {
-    const m = new RegExp(`^[ \\t]*from[ \\t]+([A-Za-z_]\\w*)[ \\t]+import[ \\t]+__version__(?:[ \\t]+as[ \\t]+${e.text})?[ \\t]*(#.*)?$`, 'm').exec(text);
-    return m && (e.text === '__version__' || new RegExp(`\\bas[ \\t]+${e.text}\\b`).test(m[0])) ? packageVersion(m[1]) : undefined;
-  }
-  if (e.type === 'call') {
-    const f = e.childForFieldName('function')?.text.replace(/\s+/g, '');
-    const args = e.childForFieldName('arguments')?.namedChildren.filter((x) => x && x.type !== 'comment') ?? [];
-    const byMetadata = f === 'importlib.metadata.version' || (f === 'version' && /^[ \t]*from[ \t]+importlib(?:\.metadata|_metadata)[ \t]+import[ \t]+[^\n]*\bversion\b/m.test(text));
-    const dist = byMetadata && args.length === 1 && args[0]!.type === 'string' ? stringValue(args[0]!) : undefined;
-    return dist && /^[A-Za-z0-9][\w.-]*$/.test(dist) ? packageVersion(dist.toLowerCase().replace(/[-.]+/g, '_')) : undefined;
-  }
-  return undefined;
+/** How a project file binds the names of a version string (see `versionString`), read off its text. */
+function namesInText(text: string): VersionNames {
+  return {
+    packageOf: (name) => (new RegExp(`^[ \\t]*import[ \\t]+${name}[ \\t]*(#.*)?$`, 'm').test(text) ? name : undefined),
+    importOf: (name) => {
+      for (const m of text.matchAll(/^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+([^\n#]*)/gm)) {
+        for (const part of m[2].replace(/[()\\]/g, ' ').split(',')) {
+          const p = /^\s*([A-Za-z_]\w*)(?:\s+as\s+([A-Za-z_]\w*))?\s*$/.exec(part);
+          if (p && (p[2] ?? p[1]) === name) return { module: m[1], name: p[1] };
+        }
+      }
+      return undefined;
+    },
+  };
 }
