@@ -131,9 +131,16 @@ describe('code that may not run on the installed version', () => {
       '        start(config)', // 40
       '',
     ].join('\n');
+    // a checkout that does not say its version: which branch runs cannot be told
+    const checkout = await Engine.open({ targets: [tempTree(LIB_CHECKOUT)] });
+    const open = checkout.check(user, 'user.py');
+    assert.deepEqual(lines(open), ['28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument']);
+    unknownOn(open, [8, 10, 21, 22], /version test/);
+    // version 2.0 takes the else branch of the flag bound once (line 10 runs); `needs_patch`, bound twice, stays open
     const r = engine.check(user, 'user.py');
-    assert.deepEqual(lines(r), ['28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument']);
-    unknownOn(r, [8, 10, 21, 22], /version test/);
+    assert.deepEqual(lines(r), ['10:missing-argument', '28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument']);
+    unknownOn(r, [8], /only on other versions/);
+    unknownOn(r, [21, 22], /version test/);
     // the same names assigned from anything else are no version tests
     const plain = engine.check(user.replace('version.parse(lib.__version__) >= version.parse("3.0")', 'config.level > 2').replace('lib.__version__ == "1.0"', 'config.level == 1'), 'user.py');
     assert.deepEqual(lines(plain), ['10:missing-argument', '21:missing-argument', '22:missing-argument', '28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument', '8:unexpected-keyword']);
@@ -360,9 +367,16 @@ describe('code that may not run on the installed version', () => {
       '        return for_v2(config)', // 24
       '',
     ].join('\n');
+    // a checkout that does not say its version: both are written for one version
+    const checkout = await Engine.open({ targets: [tempTree(LIB_CHECKOUT)] });
+    const open = checkout.check(user, 'user.py');
+    assert.deepEqual(lines(open), ['12:missing-argument', '20:missing-argument']);
+    unknownOn(open, [6, 9], /used only under version tests/);
+    // version 2.0 chooses for_v1, which runs there as any code; for_v2 is also chosen by a test
+    // of the user's own helper (line 23), which stays open
     const r = engine.check(user, 'user.py');
-    assert.deepEqual(lines(r), ['12:missing-argument', '20:missing-argument']);
-    unknownOn(r, [6, 9], /used only under version tests/);
+    assert.deepEqual(lines(r), ['12:missing-argument', '20:missing-argument', '6:missing-argument']);
+    unknownOn(r, [9], /used only under version tests/);
     // one installed in every branch of a test that covers every version runs whatever the version
     const both = user + ['if version.parse(lib.__version__) >= version.parse("3"):', '    lib.engine.hook = for_v1', 'else:', '    lib.other_hook = for_v1', ''].join('\n');
     assert.deepEqual(lines(engine.check(both, 'user.py')), ['12:missing-argument', '20:missing-argument', '6:missing-argument']);
@@ -692,6 +706,63 @@ describe('version tests decided by the version the target says', () => {
     assert.deepEqual(lines(r), ['8:missing-argument']);
     assert.match(r.calls.find((c) => c.range.start.line === 9)?.unknownReason ?? '', /only on other versions/);
     assert.match(r.calls.find((c) => c.range.start.line === 14)?.unknownReason ?? '', /depends on the version installed/);
+  });
+
+  it('binds a name by the branch the target takes, decides a flag a function binds once, and runs a function its version test chooses', async () => {
+    const files = { ...lib('__version__ = "2.0.0"\n'), 'lib/net.py': 'def uri(host, port):\n    return host\n', 'lib/old.py': 'def uri(host, port, scheme):\n    return host\n' };
+    const text = [
+      'import lib', // 1
+      'from packaging import version', // 2
+      'from lib.engine import start', // 3
+      'if version.parse(lib.__version__) >= version.parse("2.0"):', // 4
+      '    from lib.net import uri', // 5: taken
+      'else:', // 6
+      '    from lib.old import uri', // 7: not taken
+      'if version.parse(lib.__version__) > version.parse("1.0"):', // 8
+      '    from lib.net import uri as uri2', // 9: taken, the only binding
+      'if version.parse(lib.__version__) < version.parse("1.0"):', // 10
+      '    from lib.old import uri as uri3', // 11: never taken
+      '', // 12
+      'def calls(h):', // 13
+      '    uri(h, 1, 2)', // 14: lib.net.uri
+      '    uri2(h, 1, 2)', // 15: lib.net.uri
+      '    uri3(h, 1)', // 16: bound only on other versions
+      '', // 17
+      'def serve(config):', // 18
+      '    is_new = version.parse(lib.__version__) >= version.parse("2.0")', // 19: a flag bound once
+      '    if is_new:', // 20
+      '        start(config)', // 21: taken
+      '    else:', // 22
+      '        start(config, 1, 2)', // 23: not taken
+      '', // 24
+      'def for_new(config):', // 25
+      '    return start(config, 1, 2)', // 26: chosen on 2.0: runs
+      '', // 27
+      'def for_old(config):', // 28
+      '    return start()', // 29: chosen on other versions only
+      '', // 30
+      'def install(register):', // 31
+      '    register(for_new if version.parse(lib.__version__) >= version.parse("2.0") else for_old)', // 32
+      '', // 33
+      'def reused(config, flag):', // 34
+      '    is_new = version.parse(lib.__version__) >= version.parse("2.0")', // 35
+      '    if flag:', // 36
+      '        is_new = False', // 37: bound twice: no flag
+      '    if is_new:', // 38
+      '        start(config)', // 39
+      '',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [tempTree(files)] });
+    const r = engine.check(text, 'user.py');
+    assert.deepEqual(lines(r), ['14:too-many-positional', '15:too-many-positional', '21:missing-argument', '26:too-many-positional'].sort());
+    const at = (line: number) => r.calls.find((c) => c.range.start.line + 1 === line);
+    assert.match(at(16)?.unknownReason ?? '', /fail on the target's version/);
+    assert.match(at(23)?.unknownReason ?? '', /only on other versions/);
+    assert.match(at(29)?.unknownReason ?? '', /used only on other versions/);
+    assert.match(at(39)?.unknownReason ?? '', /depends on the version installed/);
+    // where the target does not say its version, none of it is decided
+    const checkout = await Engine.open({ targets: [tempTree({ ...files, 'lib/__init__.py': '__version__ = "dev"\n' })] });
+    assert.deepEqual(lines(checkout.check(text, 'user.py')), []);
   });
 
   it('decides nothing where the target does not say its version (a source checkout, a placeholder)', async () => {

@@ -449,6 +449,30 @@ function bindsInText(text: string, name: string): boolean {
   ).test(text);
 }
 
+/**
+ * The value of a name that function `fn` binds exactly once, by a plain assignment of its own
+ * (`is_new = Version(vllm.__version__) >= Version("0.12")`), neither a parameter nor declared
+ * global or nonlocal, and bound by nothing else in it (nested functions, classes and lambdas
+ * included: a text that may bind it twice is left alone); else undefined.
+ */
+function localValueOf(fn: Node, name: string): Node | undefined {
+  const x = `(?<![\\w.])${name}(?!\\w)`;
+  if (new RegExp(`\\b${name}\\b`).test(fn.childForFieldName('parameters')?.text ?? '')) return undefined;
+  const text = fn.text;
+  const plain = [...text.matchAll(new RegExp(`${x}[ \\t]*(?::[^=\\n]*)?=(?!=)`, 'g'))];
+  if (plain.length !== 1) return undefined;
+  const at = plain[0].index!;
+  // nothing else in the text binds it (the assignment's line left out)
+  const from = text.lastIndexOf('\n', at) + 1;
+  const to = text.indexOf('\n', at);
+  if (bindsInText(text.slice(0, from) + (to < 0 ? '' : text.slice(to)), name)) return undefined;
+  const ident = fn.descendantForIndex(fn.startIndex + at);
+  const a = ident?.parent;
+  if (ident?.type !== 'identifier' || ident.text !== name || a?.type !== 'assignment' || a.childForFieldName('left')?.id !== ident.id || a.parent?.type !== 'expression_statement') return undefined;
+  for (let p: Node | null = a.parent; p && p.id !== fn.id; p = p.parent) if (p.type === 'function_definition' || p.type === 'class_definition' || p.type === 'lambda') return undefined;
+  return a.childForFieldName('right') ?? undefined;
+}
+
 /** Statements that leave a function. */
 const FUNCTION_EXITS = new Set(['return_statement', 'raise_statement']);
 /** Statements that leave the rest of a block: a function's, or a loop body's (`continue`, `break`). */
@@ -471,13 +495,8 @@ function earlyExit(st: Node | null, exits: ReadonlySet<string> = FUNCTION_EXITS)
  * unless the target says its version (see `versionState`). A branch of an if/elif chain is
  * version-tested when any condition of the chain is; the test reaches into functions and classes
  * defined there.
- */
-function versionTested(n: Node, decide?: (cond: Node) => boolean | undefined): boolean {
-  return versionState(n, decide) !== 'runs';
-}
-
-/**
- * Whether `n` runs under version tests (see `versionTested`): `runs` when none is above it, or
+ *
+ * Whether `n` runs under such tests: `runs` when none is above it, or
  * each one above it holds on the target as `decide` says (the branch it is in is the one taken);
  * `dead` when one decides against it; `tested` when one is left undecided.
  */
@@ -1553,9 +1572,42 @@ class FileCheck {
       while (top.parent && top.parent.type !== 'module') top = top.parent;
       const def = top.type === 'decorated_definition' ? top.childForFieldName('definition') : top;
       const name = def?.type === 'function_definition' ? def.childForFieldName('name')?.text : undefined;
-      if (name && chosen.includes(name)) return `${name} is used only under version tests: it is written for one version`;
+      if (name && chosen.includes(name)) {
+        const state = this.chosenState(name);
+        if (state === 'dead') return `${name} is used only on other versions: every version test that chooses it fails on the target's version`;
+        if (state === 'tested') return `${name} is used only under version tests: it is written for one version`;
+      }
     }
     return otherVersionCode(n, this.decideVersion);
+  }
+
+  /** Per function the file chooses by version (see `versionChosen`): whether a use of it runs on the target. */
+  private readonly chosenStates = new Map<string, 'runs' | 'dead' | 'tested'>();
+
+  /**
+   * Where the target's version decides the tests that choose a function: `runs` when one of its
+   * uses sits on a branch the target takes (the function runs there, as any code), `dead` when
+   * every use sits on a branch it does not, else `tested`.
+   */
+  private chosenState(name: string): 'runs' | 'dead' | 'tested' {
+    let state = this.chosenStates.get(name);
+    if (state) return state;
+    const text = this.shared.text;
+    let dead = true;
+    state = 'tested';
+    for (const m of text.matchAll(new RegExp(`(?<![\\w.])${name}\\b`, 'g'))) {
+      if (/\bdef\s+$/.test(text.slice(text.lastIndexOf('\n', m.index! - 1) + 1, m.index!))) continue;
+      const at = this.root.descendantForIndex(m.index!);
+      const here = at ? versionState(at, this.decideVersion) : 'tested';
+      if (here === 'runs') {
+        state = 'runs';
+        break;
+      }
+      if (here !== 'dead') dead = false;
+    }
+    if (state !== 'runs' && dead) state = 'dead';
+    this.chosenStates.set(name, state);
+    return state;
   }
 
   /** What the target's version makes of a version test (see `decideVersionTest`), remembered per condition. */
@@ -1574,11 +1626,14 @@ class FileCheck {
    */
   private moduleValueOf(at: Node): Node | undefined {
     const name = at.text;
+    for (let p: Node | null = at.parent; p; p = p.parent) {
+      if (p.type === 'function_definition' && bindsInText(p.text, name)) return localValueOf(p, name);
+      if ((p.type === 'class_definition' || p.type === 'lambda') && bindsInText(p.text, name)) return undefined;
+    }
     const bs = this.summary.bindings.get(name);
     if (!bs || bs.length !== 1 || bs[0].kind !== 'value' || bs[0].conditional) return undefined;
     if (new RegExp(`\\bglobal\\s[^\\n]*\\b${name}\\b`).test(this.shared.text)) return undefined;
     for (let p: Node | null = at.parent; p; p = p.parent) {
-      if ((p.type === 'function_definition' || p.type === 'class_definition' || p.type === 'lambda') && bindsInText(p.text, name)) return undefined;
       if ((p.type === 'function_definition' || p.type === 'lambda') && new RegExp(`\\b${name}\\b`).test(p.childForFieldName('parameters')?.text ?? '')) return undefined;
     }
     const row = bs[0].line - 1;
@@ -1859,15 +1914,42 @@ class FileCheck {
     }
     const bs = this.summary.bindings.get(name);
     if (!bs || bs.length === 0) return undefined;
+    let dead = true;
     for (const b of bs) {
-      const row = b.line - 1;
-      const text = this.lines[row];
-      if (text === undefined) return undefined;
-      const column = text.length - text.trimStart().length;
-      const at = this.root.descendantForPosition({ row, column });
-      if (!at || !versionTested(at)) return undefined;
+      const state = this.bindingState(b);
+      // bound where no version test (or only tests the target passes) stands above it
+      if (state === 'runs' || state === undefined) return undefined;
+      if (state !== 'dead') dead = false;
     }
+    if (dead) return `${name} is bound only under version tests that fail on the target's version: the call is written for other versions`;
     return `${name} is bound only under a version test: the call is written for the version that branch is for`;
+  }
+
+  /** The statement of the file that makes a module-level binding (at its line's first word). */
+  private bindingNode(b: Binding): Node | undefined {
+    const row = b.line - 1;
+    const text = this.lines[row];
+    if (text === undefined) return undefined;
+    const column = text.length - text.trimStart().length;
+    return this.root.descendantForPosition({ row, column }) ?? undefined;
+  }
+
+  /** Whether a module-level binding runs on the target (see `versionState`); undefined when its statement is not found. */
+  private bindingState(b: Binding): 'runs' | 'dead' | 'tested' | undefined {
+    const at = this.bindingNode(b);
+    return at ? versionState(at, this.decideVersion) : undefined;
+  }
+
+  /**
+   * A module-level name bound in several places, some under version tests that the target's
+   * version decides against: those bindings never run on the target, and the name holds what the
+   * others bind (`if V >= "0.12": from a import f` / `else: from b import f`). The bindings that
+   * run, when that drops some (and leaves any); else undefined.
+   */
+  private liveBindings(bs: Binding[]): Binding[] | undefined {
+    if (bs.length < 2 || !/version/i.test(this.shared.text)) return undefined;
+    const live = bs.filter((b) => this.bindingState(b) !== 'dead');
+    return live.length > 0 && live.length < bs.length ? live : undefined;
   }
 
   /** What a name refers to at a point of the user's code; undefined when it is not traceable into the target. */
@@ -1914,14 +1996,17 @@ class FileCheck {
       }
       s = s.parent;
     }
-    const bs = this.summary.bindings.get(name);
-    if (!bs) return undefined;
+    const all = this.summary.bindings.get(name);
+    if (!all) return undefined;
+    const live = this.liveBindings(all);
+    if (live && live.length > 1) return this.program.valueOfBindings(live, this.summary, 0);
+    const bs = live ?? all;
     // `x = C(...)` at module level, bound once and never declared global in a function
     if (bs.length === 1 && bs[0].kind === 'value' && bs[0].expr.kind === 'call' && !new RegExp(`\\bglobal\\s[^\\n]*\\b${name}\\b`).test(this.shared.text)) {
       const r = this.checker.receivers.callResult(this.program.evalExpr(bs[0].expr.callee, this.summary));
       if (r.kind === 'instance') return r;
     }
-    const v = this.program.resolveGlobal(this.summary, name);
+    const v = live ? this.program.valueOfBindings(live, this.summary, 0) : this.program.resolveGlobal(this.summary, name);
     const b = bs.length === 1 ? bs[0] : undefined;
     // `from m import REGISTRY` where m binds it once to `C(...)`: an instance of C (unless this file
     // or the project sets that name from outside)

@@ -1119,7 +1119,9 @@ export class Program {
       const parent = this.target.findModule(parts.slice(0, i).join('.'));
       if (!parent || !this.absentSubmodule(parent, parts[i])) return 'unknown';
       const ps = this.summary(parent.name)!;
-      if ((ps.getattr.kind !== 'none' || ps.starImports.length > 0) && !this.knowsBuildProducts(parts[0])) return 'unknown';
+      // only a last component may be a compiled extension that a bare copy of the source lacks
+      // (a package above it would hold source): as the findings on imports read it
+      if (i === parts.length - 1 && (ps.getattr.kind !== 'none' || ps.starImports.length > 0) && !this.knowsBuildProducts(parts[0])) return 'unknown';
       return 'fails';
     }
     return 'unknown';
