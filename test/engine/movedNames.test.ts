@@ -80,6 +80,17 @@ describe('moved names', () => {
     assert.deepEqual(alone.check(code, path.join(target, '..', 'user3.py')).findings.filter((f) => f.range.start.line > 0), []);
   });
 
+  it('checks the uses of names whose whole module is gone against where they live now', async () => {
+    // the module of the baseline is gone from the target: its class now lives in pkg.io
+    const base = tempTree({ 'pkg/__init__.py': '', 'pkg/serving.py': LOADER, 'pkg/io.py': 'X = 1\n' });
+    const target = tempTree({ 'pkg/__init__.py': '', 'pkg/io.py': `X = 1\n${LOADER.replace('strict=True', 'strict_mode=True')}` });
+    dirs.push(base, target);
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const code = ['from pkg.serving import Loader', 'Loader().load("p", strict=False)', ''].join('\n');
+    const found = engine.check(code, path.join(target, '..', 'user4.py')).findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+    assert.deepEqual(found, ['1:unknown-module', '2:unexpected-keyword']);
+  });
+
   it('does not call a new, unrelated class of the same name a move', async () => {
     const base = tempTree({ 'pkg/__init__.py': '', 'pkg/a.py': CONFIG, 'pkg/b.py': 'Y = 2\n' });
     // b gains a Config of its own that shares nothing with a's

@@ -390,6 +390,26 @@ describe('methods the target removed', () => {
     // the field of the baseline was an attribute there: against itself, nothing is said
     assert.deepEqual((await Engine.open({ targets: [old], baseline: [old] })).check(user, 'user.py').findings, []);
   });
+  it('the target setting the name from outside hides the removal only where it may set it on such an object', async () => {
+    const config = (limit: string, elsewhere: string): Record<string, string> => ({
+      'lib/__init__.py': '',
+      'lib/config.py': ['from dataclasses import InitVar, dataclass', '', '@dataclass', 'class Sched:', `    ${limit}`, '', '@dataclass', 'class Model:', '    max_len: int = 0', ''].join('\n'),
+      // a class that sets max_len on the Model it holds, from outside that class
+      'lib/spec.py': ['from lib.config import Model', '', 'class Spec:', '    def __init__(self, model: Model):', '        self.draft: Model = model', '', '    def fit(self, n):', '        self.draft.max_len = n', ''].join('\n'),
+      'lib/other.py': elsewhere,
+    });
+    const user = ['from lib.config import Sched', '', 'def f(s: Sched):', '    return s.max_len', ''].join('\n');
+    const reported = async (elsewhere: string): Promise<string[]> => {
+      const engine = await Engine.open({ targets: [tempTree(config('max_len: InitVar[int]', elsewhere))], baseline: [tempTree(config('max_len: int', elsewhere))] });
+      return engine.check(user, 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+    };
+    // `self.draft` holds a Model, a class unrelated to Sched: nothing is set on a Sched
+    assert.deepEqual(await reported(''), ['4:unknown-attribute']);
+    // set on anything the engine cannot place (a parameter), or on self.x that may hold a Sched: it may be
+    assert.deepEqual(await reported('def patch(obj):\n    obj.max_len = 1\n'), []);
+    assert.deepEqual(await reported('from lib.config import Sched\n\nclass Holder:\n    def __init__(self, s: Sched):\n        self.s = s\n        self.s.max_len = 1\n'), []);
+  });
+
   it('a method or class attribute removed from a class, used on the class object itself', async () => {
     const lib = (old: boolean): Record<string, string> => ({
       'lib/__init__.py': '',

@@ -3,7 +3,7 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, patchedNames, releaseRoot, USER_MODULE } from './check/check';
+import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, patchedNames, releaseRoot, selfOwnedPatches, USER_MODULE } from './check/check';
 import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, differing, initParser, parsePython, parsePythonIncremental, parserGeneration, type Node, type Tree } from './parser';
@@ -78,6 +78,12 @@ interface FileMemo {
   seen?: { text: string; broken: Array<[number, number]> };
 }
 
+/** Where the target sets attributes from outside: on `self.x` (placed by the class around them), or elsewhere (by name only). */
+interface PatchSites {
+  placed: Map<string, Array<{ module: string; row: number; owner: string }>>;
+  elsewhere: Set<string>;
+}
+
 export class Engine {
   readonly program: Program;
   readonly checker: Checker;
@@ -135,7 +141,7 @@ export class Engine {
           const e = mro?.find((x) => x.kind === 'class' && (x.cls.members.has(attr) || (!classLevel && (x.cls.attrAssigns.has(attr) || hasField(x.cls, attr)))));
           return e?.kind === 'class' ? e.cls.name : undefined;
         },
-        targetPatches: (attr) => this.targetPatched().has(attr),
+        targetPatches: (attr, on) => this.targetMayPatch(attr, on),
       };
     }
   }
@@ -317,7 +323,7 @@ export class Engine {
   private projectClasses: Array<{ cls: ClassInfo; summary: ModuleSummary }> = [];
   /** Per project file: its classes, and a key of what dispatch reads of them. */
   private readonly projectFiles = new Map<string, { classes: Array<{ cls: ClassInfo; summary: ModuleSummary }>; shape: string; patched: string[]; module?: string; sites: ImportSite[] }>();
-  private targetPatchedNames?: { epoch: number; names: Set<string> };
+  private targetPatchedNames?: { epoch: number; names: Set<string>; sites: PatchSites };
 
   /**
    * Attribute names the target's own modules set on objects from outside their class (see
@@ -328,15 +334,88 @@ export class Engine {
     const epoch = this.program.contentEpoch();
     if (this.targetPatchedNames?.epoch === epoch) return this.targetPatchedNames.names;
     const out = new Set<string>();
-    for (const name of this.program.allModules()) this.readPatches(name, out);
-    this.targetPatchedNames = { epoch, names: out };
+    const sites: PatchSites = { placed: new Map(), elsewhere: new Set() };
+    for (const name of this.program.allModules()) this.readPatches(name, out, sites);
+    this.targetPatchedNames = { epoch, names: out, sites };
     return out;
   }
 
-  private readPatches(module: string, into: Set<string>): void {
+  private readPatches(module: string, into: Set<string>, sites: PatchSites): void {
     const file = this.program.findModule(module);
     const text = file?.rel ? file.root.readText(file.rel) : undefined;
-    if (text) for (const n of patchedNames(text)) into.add(n);
+    if (!text) return;
+    const names = patchedNames(text);
+    for (const n of names) into.add(n);
+    const placed = selfOwnedPatches(text);
+    const counted = new Map<string, number>();
+    for (const p of placed) {
+      counted.set(p.attr, (counted.get(p.attr) ?? 0) + 1);
+      let list = sites.placed.get(p.attr);
+      if (!list) sites.placed.set(p.attr, (list = []));
+      list.push({ module, row: p.row, owner: p.owner });
+    }
+    // a name also set on anything but `self.x` in this text (or by setattr) cannot be placed
+    let others: string[] | undefined;
+    for (const n of names) {
+      if (n.includes('.')) continue;
+      // the same text with each `self.x.` set on read as `self.`, which `patchedNames` passes over
+      if (counted.has(n)) others ??= patchedNames(text.replace(/(?<![\w.])self\.[A-Za-z_]\w*\.(?=[A-Za-z_]\w*[ \t]*(?::[^=\n]*)?=(?!=))/g, 'self.'));
+      if (!counted.has(n) || others!.includes(n)) sites.elsewhere.add(n);
+    }
+  }
+
+  /**
+   * Whether the target's own code may set `attr` on an instance of `on` from outside its class
+   * (see `patchedNames`): by the name alone, unless every place that sets it sets it on `self.x`
+   * in a method of a class whose `x` holds an instance of a class unrelated to `on` (neither along
+   * the other's MRO): `self.draft_model_config.max_model_len = n` sets nothing on a scheduler's
+   * config.
+   */
+  private targetMayPatch(attr: string, on?: { cls: ClassInfo; summary: ModuleSummary }): boolean {
+    if (!this.targetPatched().has(attr)) return false;
+    const sites = this.targetPatchedNames!.sites;
+    if (!on || sites.elsewhere.has(attr)) return true;
+    const placed = sites.placed.get(attr);
+    if (!placed || placed.length === 0) return true;
+    return placed.some((p) => !this.setsOnOther(p, on));
+  }
+
+  /** A `self.x.attr = ...` of the target certainly sets it on an instance of a class unrelated to `on`. */
+  private setsOnOther(p: { module: string; row: number; owner: string }, on: { cls: ClassInfo; summary: ModuleSummary }): boolean {
+    const file = this.program.findModule(p.module);
+    const text = file?.rel ? file.root.readText(file.rel) : undefined;
+    const summary = this.program.summary(p.module);
+    if (!text || !summary) return false;
+    // the top-level class around the row: the first line above it that starts at column 0
+    const lines = text.split('\n');
+    let header: string | undefined;
+    for (let r = p.row - 1; r >= 0; r--) {
+      const l = lines[r];
+      if (!l || /^\s/.test(l) || l.startsWith('#') || /^[)\]}]/.test(l)) continue;
+      header = l;
+      break;
+    }
+    const name = header && /^class\s+([A-Za-z_]\w*)/.exec(header)?.[1];
+    const bs = name ? summary.bindings.get(name) : undefined;
+    if (!bs || bs.length !== 1 || bs[0].kind !== 'class') return false;
+    const v = this.checker.receivers.member({ kind: 'instance', cls: bs[0].cls, summary, declared: false }, p.owner);
+    const held = v.kind === 'instance' ? [v] : v.kind === 'anyOf' && v.values.every((x) => x.kind === 'instance') ? (v.values as Array<Extract<typeof v, { kind: 'instance' }>>) : undefined;
+    if (!held) return false;
+    const callables = this.checker.callables;
+    const along = (a: { cls: ClassInfo; summary: ModuleSummary }, b: ClassInfo): boolean | undefined => {
+      const mro = callables.mro(a.cls, a.summary);
+      if (!mro) return undefined;
+      // a class the engine cannot see along the MRO may derive from anything (`object` and the
+      // like, which the engine knows by name, do not)
+      if (mro.some((e) => e.kind !== 'class' && e.kind !== 'special')) return undefined;
+      return mro.some((e) => e.kind === 'class' && e.cls === b);
+    };
+    for (const h of held) {
+      const a = along(h, on.cls);
+      const b = along(on, h.cls);
+      if (a !== false || b !== false) return false;
+    }
+    return true;
   }
 
   /**
@@ -351,15 +430,16 @@ export class Engine {
     const epoch = this.program.contentEpoch();
     if (this.targetPatchedNames?.epoch === epoch) return;
     const out = new Set<string>();
+    const sites: PatchSites = { placed: new Map(), elsewhere: new Set() };
     let slice = performance.now();
     for (const name of this.program.allModules()) {
-      this.readPatches(name, out);
+      this.readPatches(name, out, sites);
       if (performance.now() - slice < sliceMs) continue;
       await new Promise<void>((resolve) => setImmediate(resolve));
       if (isCancelled?.() || this.program.contentEpoch() !== epoch) return;
       slice = performance.now();
     }
-    if (this.targetPatchedNames?.epoch !== epoch) this.targetPatchedNames = { epoch, names: out };
+    if (this.targetPatchedNames?.epoch !== epoch) this.targetPatchedNames = { epoch, names: out, sites };
   }
 
   /** Attribute names the project's files set on objects from outside (see `patchedNames`). */

@@ -86,7 +86,7 @@ export interface CrossVersion {
   /** The baseline's `module.name` is a def or class (through the names a lazily loading package declares for type checkers too). */
   baselineDefines?(module: string, name: string): boolean;
   /** The target's own code sets an attribute of this name on objects from outside their class (see `patchedNames`). */
-  targetPatches?(attr: string): boolean;
+  targetPatches?(attr: string, on?: { cls: ClassInfo; summary: ModuleSummary }): boolean;
 }
 
 /** A method of a user class that overrides a target class's method. */
@@ -139,6 +139,23 @@ export function patchedNames(text: string, byLine?: Map<string, string[]>): stri
   for (const line of text.split('\n')) if (line.includes('=')) for (const n of patchedOnLine(line, byLine)) out.add(n);
   if (text.includes('setattr')) for (const m of text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)) out.add(m[1]);
   return [...out].sort();
+}
+
+/**
+ * Where a text sets an attribute on `self.x` (`self.draft_config.max_len = n`): by the attribute
+ * set, the rows and the attribute of self that holds the object (`draft_config`). Those the
+ * engine may place: what `self.x` holds is known from the class around the row.
+ */
+export function selfOwnedPatches(text: string): Array<{ row: number; owner: string; attr: string }> {
+  const out: Array<{ row: number; owner: string; attr: string }> = [];
+  if (!text.includes('self.')) return out;
+  const lines = text.split('\n');
+  for (let row = 0; row < lines.length; row++) {
+    const line = lines[row];
+    if (!line.includes('=') || !line.includes('self.')) continue;
+    for (const m of line.matchAll(/(?<![\w.])self\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) out.push({ row, owner: m[1], attr: m[2] });
+  }
+  return out;
 }
 
 /** What `patchedNames` found on the lines of recently checked files. */
@@ -2016,7 +2033,9 @@ class FileCheck {
     }
     // `from m import X` where X moved to another module (reported on the import): its uses are
     // checked against where it lives now, which is what they meet once the import is set right
-    if (v.kind === 'missing' && b?.kind === 'from' && !this.opts.moduleName) {
+    // the same where the whole module is gone (it was Python source in the baseline, so no build
+    // makes it: the import is reported) and its names moved together
+    if (b?.kind === 'from' && !this.opts.moduleName && (v.kind === 'missing' || (v.kind !== 'class' && v.kind !== 'function' && !this.program.findModule(b.module) && this.opts.crossVersion?.baselineHasSource(b.module)))) {
       const to = this.opts.crossVersion?.movedName(b.module, b.name);
       if (to) return this.program.resolveMember(to, b.name);
     }
@@ -2760,7 +2779,7 @@ class FileCheck {
     const v = this.checker.receivers.member(inst, attr);
     if (v.kind !== 'unknown' || !v.absent) return;
     // the library may set it from outside (`layer.weight_loader = ...` in a loader)
-    if (this.opts.crossVersion.targetPatches?.(attr) !== false) return;
+    if (this.opts.crossVersion.targetPatches?.(attr, inst) !== false) return;
     // a subclass the value may be may set it on its instances
     if (inst.declared && this.checker.receivers.subclassMayHave(inst.cls, inst.summary, attr, !this.isUser(inst.summary))) return;
     this.removedMember(node, attrNode, inst, attr, false);
@@ -2778,7 +2797,7 @@ class FileCheck {
     if (attr.startsWith('__') || attr === 'mro' || attr === 'register') return;
     const v = this.checker.receivers.classMember(cls, summary, attr);
     if (v.kind !== 'unknown' || !v.absent) return;
-    if (this.opts.crossVersion.targetPatches?.(attr) !== false) return;
+    if (this.opts.crossVersion.targetPatches?.(attr, { cls, summary }) !== false) return;
     const parent = node.parent;
     const called = parent?.type === 'call' && parent.childForFieldName('function')?.id === node.id;
     this.removedMember(called ? parent : node, attrNode, { kind: 'instance', cls, summary, declared: false }, attr, called, true);
