@@ -386,6 +386,29 @@ describe('recall of general patterns', () => {
     assert.deepEqual(r.findings.map((f) => f.fixes.length), [0, 0]);
   });
 
+  it('a local dict whose keys are set by literal subscripts may hold those keys only: a required parameter none of them names is missing', async () => {
+    const lib = { 'lib/__init__.py': '', 'lib/m.py': ['def serve(engine, *, render, model=None):', '    return engine', ''].join('\n') };
+    const code = [
+      'from lib.m import serve',
+      'def main(engine, old, extra):',
+      '    kw = {}',
+      '    if old:',
+      '        kw["model"] = 1',
+      '    serve(engine, **kw)', // 6: render can come from nowhere
+      '    kw2 = {}',
+      '    if not old:',
+      '        kw2["render"] = 2',
+      '    serve(engine, **kw2)', // 10: render may be there
+      '    kw3 = {}',
+      '    kw3[extra] = 1',
+      '    serve(engine, **kw3)', // 13: a key the engine cannot read
+      '    serve(engine, **extra)', // 14: a dict from outside
+      '',
+    ].join('\n');
+    const r = await checkAgainst(lib, code);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['6:missing-argument:render']);
+  });
+
   it('super() reaches through a base that a registry decorates and hands back, but not through one whose decorator sets that method', async () => {
     const lib = {
       'lib/__init__.py': '',

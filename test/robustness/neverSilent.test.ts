@@ -492,6 +492,22 @@ describe('checks that stay right and linear', () => {
     assert.match(sup.findings[0]?.message ?? '', /positional argument 2 of Group\.__init__\(\) now goes to `names`/);
   });
 
+  it('shifted-argument: a positional argument whose parameter was removed now reaches the one that came after it', async () => {
+    const base = tree({ 'lib/__init__.py': 'class Manager:\n    def __init__(self, config, device, modules, padding, model_cls=None):\n        pass\ndef renamed(a, b, c=None):\n    pass\n' });
+    const target = tree({ 'lib/__init__.py': 'class Manager:\n    def __init__(self, config, device, modules, model_cls=None):\n        pass\ndef renamed(a, b2, c=None):\n    pass\n' });
+    const engine = await Engine.open({ targets: [target], baseline: [base] });
+    const code = [
+      'from lib import Manager, renamed',
+      'Manager(1, 2, {}, [])', // 1: the list meant for `padding` now goes to model_cls
+      'Manager(1, 2, {})', // 2: nothing passed there
+      'renamed(1, 2)', // 3: renamed in place: the same slot
+      '',
+    ].join('\n');
+    const r = engine.check(code, 'u.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.param}`), ['1:shifted-argument:padding']);
+    assert.match(r.findings[0].message, /positional argument 4 of Manager\(\) now goes to `model_cls`; in the baseline it went to `padding`, which the target removed/);
+  });
+
   it('multiple-values is explained only by a positional parameter added before it, never by an unrelated one', async () => {
     const base = tree({ 'lib/__init__.py': 'def g(a, b, use_mla=False):\n    pass\ndef h(a, use_mla=False):\n    pass\n' });
     const target = tree({ 'lib/__init__.py': 'def g(a, b, use_mla=False, extra=None):\n    pass\ndef h(a, b, use_mla=False):\n    pass\n' });

@@ -6,7 +6,8 @@
 import type { BindErrorKind, Sig } from '../resolve/callables';
 
 export interface CallArg {
-  kind: 'positional' | 'keyword' | 'star' | 'dstar';
+  /** `maybeKeyword`: a key a `**mapping` of known keys may or may not hold when the call is made. */
+  kind: 'positional' | 'keyword' | 'star' | 'dstar' | 'maybeKeyword';
   name?: string;
   /** Index of the argument node in the call, for ranges. */
   index: number;
@@ -72,6 +73,12 @@ export function bindCall(sig: Sig, args: CallArg[]): BindError[] {
   const byName = new Map<string, (typeof params)[number]>();
   for (const x of params) if ((x.kind === 'normal' || x.kind === 'kwonly' || x.kind === 'posonly') && !byName.has(x.name)) byName.set(x.name, x);
   for (const a of args) {
+    if (a.kind === 'maybeKeyword' && a.name) {
+      // it may fill a parameter, and nothing may be said of it: it may not be there at all
+      const p = byName.get(a.name);
+      if (p && p.kind !== 'posonly') maybeFilled.add(p.name);
+      continue;
+    }
     if (a.kind !== 'keyword' || !a.name) continue;
     const p = byName.get(a.name);
     if (p && p.kind !== 'posonly') {

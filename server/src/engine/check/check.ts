@@ -2982,9 +2982,12 @@ class FileCheck {
         } else args.push({ kind: 'star', index });
       } else if (n.type === 'dictionary_splat') {
         const inner = n.namedChildren[0];
-        const keys = inner ? (literalKeys(inner) ?? (scope && inner.type === 'identifier' ? this.localDictKeys(inner.text, scope) : undefined)) : undefined;
-        if (keys) for (const k of keys) args.push({ kind: 'keyword', name: k, index });
-        else args.push({ kind: 'dstar', index });
+        const literal = inner ? literalKeys(inner) : undefined;
+        const keys = literal ? { keys: literal, maybe: [] } : inner && scope && inner.type === 'identifier' ? this.localDictKeys(inner.text, scope) : undefined;
+        if (keys) {
+          for (const k of keys.keys) args.push({ kind: 'keyword', name: k, index });
+          for (const k of keys.maybe) args.push({ kind: 'maybeKeyword', name: k, index });
+        } else args.push({ kind: 'dstar', index });
       } else {
         args.push({ kind: 'positional', index });
       }
@@ -2998,22 +3001,33 @@ class FileCheck {
    * `"k" in opts`): its keys. A dict the function changes, hands on as a value, or binds again (or
    * that a nested function binds) gives none.
    */
-  private localDictKeys(name: string, scope: Scope): string[] | undefined {
+  private localDictKeys(name: string, scope: Scope): { keys: string[]; maybe: string[] } | undefined {
     let s: Scope | undefined = scope;
     while (s && (s.kind !== 'function' || (s.comprehension && !s.locals.has(name)))) s = s.parent;
     if (!s || s.globals.has(name)) return undefined;
     const list = s.locals.get(name);
     const b = list?.length === 1 ? list[0] : undefined;
     if (!b || b.kind !== 'assigned') return undefined;
-    const keys = literalKeys(b.value);
-    if (!keys) return undefined;
+    const literal = literalKeys(b.value);
+    if (!literal) return undefined;
+    const keys = new Set(literal);
+    // keys a subscript with a literal sets (`opts["k"] = v`, maybe under a condition) or takes
+    // (`del opts["k"]`, `opts.pop("k")`): each may be there or not when the call is made
+    const maybe = new Set<string>();
     for (const id of identifiersNamed(s.node, name)) {
       // the binding itself
       if (id.parent?.type === 'assignment' && id.parent.childForFieldName('left')?.id === id.id && id.parent.childForFieldName('right')?.id === b.value.id) continue;
       const use = dictUse(id);
-      if (use?.kind !== 'splat' && use?.kind !== 'read' && use?.kind !== 'name') return undefined;
+      if (use?.kind === 'splat' || use?.kind === 'read' || use?.kind === 'name') continue;
+      if ((use?.kind === 'add' && use.subscript) || use?.kind === 'take') {
+        if (use.key === undefined) return undefined;
+        maybe.add(use.key);
+        keys.delete(use.key);
+        continue;
+      }
+      return undefined;
     }
-    return keys;
+    return { keys: [...keys], maybe: [...maybe] };
   }
 
   /**

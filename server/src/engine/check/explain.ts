@@ -104,14 +104,19 @@ function plainCalls(params: Param[]): CallArg[][] {
  * inserted or moved before it, and the value now lands elsewhere without any error. A parameter
  * renamed in place is no shift.
  */
-function shiftedArgument(baseline: Param[], target: Param[], count: number): { index: number; was: string; now: string } | undefined {
+function shiftedArgument(baseline: Param[], target: Param[], count: number): { index: number; was: string; now: string; removed?: boolean } | undefined {
   if (baseline.some((p) => p.preset) || target.some((p) => p.preset)) return undefined;
   const slots = (ps: Param[]): string[] => ps.filter((p) => p.kind === 'posonly' || p.kind === 'normal').map((p) => p.name);
   const was = slots(baseline);
   const now = slots(target);
   const names = new Set(target.map((p) => p.name));
+  const before = new Set(baseline.map((p) => p.name));
   for (let i = 0; i < count && i < was.length && i < now.length; i++) {
-    if (was[i] !== now[i] && names.has(was[i])) return { index: i, was: was[i], now: now[i] };
+    if (was[i] === now[i]) continue;
+    if (names.has(was[i])) return { index: i, was: was[i], now: now[i] };
+    // the baseline's parameter is gone and the one after it slid into its place: the value meant
+    // for the removed one now lands on that one (a parameter renamed in place takes a new name)
+    if (before.has(now[i]) && was[i + 1] === now[i]) return { index: i, was: was[i], now: now[i], removed: true };
   }
   return undefined;
 }
@@ -192,13 +197,15 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
       range: call.range,
       severity: 'warning',
       code: 'shifted-argument',
-      message: `positional argument ${shift.index + 1} of ${name}() now goes to \`${shift.now}\`; in the baseline it went to \`${shift.was}\`, which the target still has (pass it by keyword)`,
+      message: shift.removed
+        ? `positional argument ${shift.index + 1} of ${name}() now goes to \`${shift.now}\`; in the baseline it went to \`${shift.was}\`, which the target removed (drop the argument)`
+        : `positional argument ${shift.index + 1} of ${name}() now goes to \`${shift.now}\`; in the baseline it went to \`${shift.was}\`, which the target still has (pass it by keyword)`,
       callee: call.callee,
       param: shift.was,
       fixes: [],
       definition: call.definition,
       call: call.extent,
-      change: `\`${shift.now}\` now comes before \`${shift.was}\``,
+      change: shift.removed ? `\`${shift.was}\` was removed` : `\`${shift.now}\` now comes before \`${shift.was}\``,
     });
   }
   // overrides of methods whose signature changed
