@@ -141,6 +141,9 @@ describe('code that may not run on the installed version', () => {
     assert.deepEqual(lines(r), ['10:missing-argument', '28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument']);
     unknownOn(r, [8], /only on other versions/);
     unknownOn(r, [21, 22], /version test/);
+    // a string that says "version" is data, not a test of one
+    const command = engine.check(['from lib.engine import start', 'def main(command, config):', '    if command == "run":', '        start(config)', '    elif command == "version":', '        print("1")', ''].join('\n'), 'user.py');
+    assert.deepEqual(lines(command), ['4:missing-argument']);
     // the same names assigned from anything else are no version tests
     const plain = engine.check(user.replace('version.parse(lib.__version__) >= version.parse("3.0")', 'config.level > 2').replace('lib.__version__ == "1.0"', 'config.level == 1'), 'user.py');
     assert.deepEqual(lines(plain), ['10:missing-argument', '21:missing-argument', '22:missing-argument', '28:missing-argument', '29:missing-argument', '34:missing-argument', '40:missing-argument', '8:unexpected-keyword']);

@@ -407,6 +407,12 @@ describe('recall of general patterns', () => {
     ].join('\n');
     const r = await checkAgainst(lib, code);
     assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['6:missing-argument:render']);
+    // where only the unpacked arguments may give `render`, the call is not decided: unknown, not checked
+    for (const line of [10, 13, 14]) {
+      const c = r.calls.find((x) => x.range.start.line + 1 === line);
+      assert.equal(c?.status, 'unknown', `line ${line}`);
+      assert.match(c?.unknownReason ?? '', /unpacked arguments .*`render`/);
+    }
   });
 
   it('super() reaches through a base that a registry decorates and hands back, but not through one whose decorator sets that method', async () => {

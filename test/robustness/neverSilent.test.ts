@@ -501,10 +501,17 @@ describe('checks that stay right and linear', () => {
       'Manager(1, 2, {}, [])', // 1: the list meant for `padding` now goes to model_cls
       'Manager(1, 2, {})', // 2: nothing passed there
       'renamed(1, 2)', // 3: renamed in place: the same slot
+      'Manager(1, 2, {}, [], [])', // 4: too many: an error, not a shift
       '',
     ].join('\n');
     const r = engine.check(code, 'u.py');
-    assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.param}`), ['1:shifted-argument:padding']);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line}:${f.code}:${f.param}`), ['1:shifted-argument:padding', '4:too-many-positional:null']);
+    // a call written for the target, which never bound against the baseline, says nothing of where
+    // its arguments went there
+    const later = tree({ 'lib/__init__.py': 'class Sampler:\n    def forward(self, meta, probs, logits, sampling):\n        pass\n' });
+    const earlier = tree({ 'lib/__init__.py': 'class Sampler:\n    def forward(self, meta, probs, target_logits, bonus, sampling):\n        pass\n' });
+    const e2 = await Engine.open({ targets: [later], baseline: [earlier] });
+    assert.deepEqual(e2.check('from lib import Sampler\nSampler().forward(1, None, 2, 3)\nSampler().forward(1, None, 2, 3, 4)\n', 'u.py').findings.map((f) => `${f.range.start.line}:${f.code}`), ['2:too-many-positional']);
     assert.match(r.findings[0].message, /positional argument 4 of Manager\(\) now goes to `model_cls`; in the baseline it went to `padding`, which the target removed/);
   });
 

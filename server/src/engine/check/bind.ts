@@ -21,7 +21,12 @@ export interface BindError {
   message: string;
 }
 
-export function bindCall(sig: Sig, args: CallArg[]): BindError[] {
+/**
+ * `open`, when given, collects the required parameters that only unpacked arguments (`*args`,
+ * `**kwargs` of unknown content, a key a dict may or may not hold) may fill: whether the call binds
+ * then depends on what they hold.
+ */
+export function bindCall(sig: Sig, args: CallArg[], open?: Set<string>): BindError[] {
   const errors: BindError[] = [];
   const params = sig.params;
   const positionalParams = params.filter((p) => p.kind === 'posonly' || p.kind === 'normal');
@@ -103,9 +108,10 @@ export function bindCall(sig: Sig, args: CallArg[]): BindError[] {
   // 3. required parameters left empty
   for (const p of params) {
     if (p.hasDefault || filled.has(p.name) || p.kind === 'varargs' || p.kind === 'varkw') continue;
-    if (maybeFilled.has(p.name)) continue;
-    if (hasDstar && (p.kind === 'normal' || p.kind === 'kwonly')) continue;
-    if (hasStar && p.kind !== 'kwonly') continue;
+    if (maybeFilled.has(p.name) || (hasDstar && (p.kind === 'normal' || p.kind === 'kwonly')) || (hasStar && p.kind !== 'kwonly')) {
+      open?.add(p.name);
+      continue;
+    }
     const what = p.kind === 'kwonly' ? 'keyword-only argument' : 'positional argument';
     errors.push({ kind: 'missing-argument', param: p.name, message: `${name}() missing 1 required ${what}: '${p.name}'` });
   }

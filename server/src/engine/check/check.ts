@@ -394,12 +394,19 @@ const versionFlags = new WeakMap<object, Set<string>>();
  */
 function testsVersion(cond: Node): boolean {
   const text = cond.text;
-  if (MENTIONS_VERSION.test(text)) return true;
+  // a name that speaks of a version (`vllm.__version__`, `version.parse`, `is_new_version`); the
+  // word inside a string is data (`command == "version"`, `hasattr(args, "version")`)
+  if (MENTIONS_VERSION.test(text) && MENTIONS_VERSION.test(withoutStrings(text))) return true;
   const names = text.match(/[A-Za-z_]\w*/g);
   if (!names) return false;
   let flags = versionFlags.get(cond.tree);
   if (!flags) versionFlags.set(cond.tree, (flags = new Set(versionFlagsOf(cond.tree.rootNode.text))));
   return names.some((name) => flags.has(name));
+}
+
+/** A condition's text with the contents of its string literals left out. */
+function withoutStrings(text: string): string {
+  return text.replace(/(["'])(?:\\.|(?!\1)[^\\\n])*\1/g, '""');
 }
 
 /**
@@ -1866,6 +1873,9 @@ class FileCheck {
         while (n && n.type !== 'if_statement' && n.type !== 'conditional_expression' && n.type !== 'module' && n.type !== 'block') n = n.parent;
         if (!n || (n.type !== 'if_statement' && n.type !== 'conditional_expression') || seen.has(n.startIndex)) continue;
         seen.add(n.startIndex);
+        // the chain's tests must speak of a version (not only a string that says "version")
+        const tests = n.type === 'if_statement' ? [n.childForFieldName('condition'), ...n.namedChildren.filter((c) => c?.type === 'elif_clause').map((c) => c!.childForFieldName('condition'))] : [n.namedChildren.filter((c) => c && c.type !== 'comment')[1]];
+        if (!tests.some((t) => t && testsVersion(t))) continue;
         const chain = complete.length;
         const parts: Array<Node | null | undefined> = [];
         if (n.type === 'if_statement') {
@@ -3240,6 +3250,18 @@ class FileCheck {
       this.unknownCall(call, nameNode, spec.qualname, 'it runs where a TypeError (or ValidationError) is caught or expected, the error of a call that does not bind');
       return;
     }
+    // a call that binds only if its unpacked arguments fill a required parameter is not decided
+    if (results.some((r) => r.length === 0)) {
+      const open = openByUnpacking(spec, parsed.args);
+      if (open) {
+        const before = this.findings.length;
+        this.checkPassedOn(call, spec, parsed, resolved);
+        if (this.findings.length === before) {
+          this.unknownCall(call, nameNode, spec.qualname, open);
+          return;
+        }
+      }
+    }
     const first = this.checkedCall(call, nameNode, spec, spec.alternatives.some((a) => a.some((x) => x.boundPositional)) ? 0 : leadingPositional(parsed.args));
     this.checkUnpack(call, resolved, spec.qualname);
     const deprecated = spec.alternatives.every((a) => a.some((x) => x.deprecated !== undefined)) ? spec.alternatives[0].find((x) => x.deprecated !== undefined)?.deprecated : undefined;
@@ -3459,6 +3481,24 @@ function bindAlternatives(spec: Extract<CallSpec, { kind: 'known' }>, args: Call
     }
     return errs;
   });
+}
+
+/**
+ * Why a call that binds to some alternative is not decided: every alternative that binds does so
+ * only if unpacked arguments (`*args`, `**kwargs` of unknown content, a key a dict may hold) fill
+ * a required parameter. Undefined when one binds whatever they hold.
+ */
+function openByUnpacking(spec: Extract<CallSpec, { kind: 'known' }>, args: CallArg[]): string | undefined {
+  let first: string | undefined;
+  for (const conj of spec.alternatives) {
+    const open = new Set<string>();
+    let fails = false;
+    for (const sig of conj) if (bindCall(sig, args, open).length > 0) fails = true;
+    if (fails) continue;
+    if (open.size === 0) return undefined;
+    first ??= [...open][0];
+  }
+  return first === undefined ? undefined : `whether it binds depends on what the unpacked arguments hold: only they may give the required \`${first}\``;
 }
 
 /**

@@ -184,9 +184,11 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
   };
   // positional arguments that now reach another parameter, while the one they reached is still there
   const failed = new Set(target.findings.filter((f) => f.call && f.severity === 'error').map((f) => key(f.call!)));
+  // a call that did not bind in the baseline says nothing of where its arguments went there
+  const failedBefore = new Set(base.findings.filter((f) => f.call && f.severity === 'error').map((f) => key(f.call!)));
   for (const call of target.calls) {
     const b = baseCalls.get(key(call.extent));
-    if (!b || b.callee !== call.callee || !b.params || !call.params || b.params.length !== 1 || call.params.length !== 1 || failed.has(key(call.extent))) continue;
+    if (!b || b.callee !== call.callee || !b.params || !call.params || b.params.length !== 1 || call.params.length !== 1 || failed.has(key(call.extent)) || failedBefore.has(key(call.extent))) continue;
     const n = Math.min(call.positional ?? 0, b.positional ?? 0);
     const shift = shiftedArgument(b.params[0], call.params[0], n);
     if (!shift) continue;
