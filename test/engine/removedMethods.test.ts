@@ -403,8 +403,13 @@ describe('methods the target removed', () => {
       const engine = await Engine.open({ targets: [tempTree(config('max_len: InitVar[int]', elsewhere))], baseline: [tempTree(config('max_len: int', elsewhere))] });
       return engine.check(user, 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
     };
-    // `self.draft` holds a Model, a class unrelated to Sched: nothing is set on a Sched
+    // `self.draft` holds a Model, a class unrelated to Sched: nothing is set on a Sched; nor on a
+    // parameter annotated with Model (through an attribute of it too), nor on a config of another library
     assert.deepEqual(await reported(''), ['4:unknown-attribute']);
+    assert.deepEqual(await reported('from lib.config import Model\nfrom lib.spec import Spec\n\ndef fit(model: Model, spec: Spec, n):\n    model.max_len = n\n    spec.draft.max_len = n\n'), ['4:unknown-attribute']);
+    assert.deepEqual(await reported('from transformers import PretrainedConfig\n\ndef fit(hf: PretrainedConfig, n):\n    hf.max_len = n\n'), ['4:unknown-attribute']);
+    // a parameter bound again in its function may hold anything
+    assert.deepEqual(await reported('from lib.config import Model\n\ndef fit(model: Model, other, n):\n    model = other\n    model.max_len = n\n'), []);
     // set on anything the engine cannot place (a parameter), or on self.x that may hold a Sched: it may be
     assert.deepEqual(await reported('def patch(obj):\n    obj.max_len = 1\n'), []);
     assert.deepEqual(await reported('from lib.config import Sched\n\nclass Holder:\n    def __init__(self, s: Sched):\n        self.s = s\n        self.s.max_len = 1\n'), []);

@@ -3,7 +3,7 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, patchedNames, releaseRoot, selfOwnedPatches, USER_MODULE } from './check/check';
+import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, patchedNames, releaseRoot, ownedPatches, USER_MODULE } from './check/check';
 import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, differing, initParser, parsePython, parsePythonIncremental, parserGeneration, type Node, type Tree } from './parser';
@@ -80,8 +80,17 @@ interface FileMemo {
 
 /** Where the target sets attributes from outside: on `self.x` (placed by the class around them), or elsewhere (by name only). */
 interface PatchSites {
-  placed: Map<string, Array<{ module: string; row: number; owner: string }>>;
+  placed: Map<string, PlacedPatch[]>;
   elsewhere: Set<string>;
+}
+
+/** `root.chain.attr = ...` at a row and column of a target module (see `ownedPatches`). */
+interface PlacedPatch {
+  module: string;
+  row: number;
+  column: number;
+  root: string;
+  chain: string[];
 }
 
 export class Engine {
@@ -346,22 +355,16 @@ export class Engine {
     if (!text) return;
     const names = patchedNames(text);
     for (const n of names) into.add(n);
-    const placed = selfOwnedPatches(text);
-    const counted = new Map<string, number>();
+    const placed = ownedPatches(text);
+    const counted = new Set<string>();
     for (const p of placed) {
-      counted.set(p.attr, (counted.get(p.attr) ?? 0) + 1);
+      counted.add(p.attr);
       let list = sites.placed.get(p.attr);
       if (!list) sites.placed.set(p.attr, (list = []));
-      list.push({ module, row: p.row, owner: p.owner });
+      list.push({ module, row: p.row, column: p.column, root: p.root, chain: p.chain });
     }
-    // a name also set on anything but `self.x` in this text (or by setattr) cannot be placed
-    let others: string[] | undefined;
-    for (const n of names) {
-      if (n.includes('.')) continue;
-      // the same text with each `self.x.` set on read as `self.`, which `patchedNames` passes over
-      if (counted.has(n)) others ??= patchedNames(text.replace(/(?<![\w.])self\.[A-Za-z_]\w*\.(?=[A-Za-z_]\w*[ \t]*(?::[^=\n]*)?=(?!=))/g, 'self.'));
-      if (!counted.has(n) || others!.includes(n)) sites.elsewhere.add(n);
-    }
+    // a name set by setattr, or on what a call or a subscript gives, cannot be placed
+    for (const n of names) if (!n.includes('.') && !counted.has(n)) sites.elsewhere.add(n);
   }
 
   /**
@@ -377,29 +380,68 @@ export class Engine {
     if (!on || sites.elsewhere.has(attr)) return true;
     const placed = sites.placed.get(attr);
     if (!placed || placed.length === 0) return true;
-    return placed.some((p) => !this.setsOnOther(p, on));
+    const trees = new Map<string, Tree>();
+    try {
+      return placed.some((p) => !this.setsOnOther(p, on, trees));
+    } finally {
+      for (const t of trees.values()) t.delete();
+    }
   }
 
-  /** A `self.x.attr = ...` of the target certainly sets it on an instance of a class unrelated to `on`. */
-  private setsOnOther(p: { module: string; row: number; owner: string }, on: { cls: ClassInfo; summary: ModuleSummary }): boolean {
+  /**
+   * A store `root.a.b.attr = ...` of the target certainly sets `attr` on an instance of a class
+   * unrelated to `on`: `root` is `self` in a method of a module-level class, or a parameter of the
+   * function around it, annotated and not bound again there; each attribute after it holds an
+   * instance the engine knows (or one of a class outside the target, which derives from no class
+   * of it); and no class the last may be is along `on`'s MRO, nor `on` along its.
+   */
+  private setsOnOther(p: PlacedPatch, on: { cls: ClassInfo; summary: ModuleSummary }, trees: Map<string, Tree>): boolean {
     const file = this.program.findModule(p.module);
-    const text = file?.rel ? file.root.readText(file.rel) : undefined;
     const summary = this.program.summary(p.module);
-    if (!text || !summary) return false;
-    // the top-level class around the row: the first line above it that starts at column 0
-    const lines = text.split('\n');
-    let header: string | undefined;
-    for (let r = p.row - 1; r >= 0; r--) {
-      const l = lines[r];
-      if (!l || /^\s/.test(l) || l.startsWith('#') || /^[)\]}]/.test(l)) continue;
-      header = l;
-      break;
+    if (!file?.rel || !summary) return false;
+    let tree = trees.get(p.module);
+    if (!tree) {
+      const text = file.root.readText(file.rel);
+      if (!text) return false;
+      tree = parsePython(text);
+      trees.set(p.module, tree);
     }
-    const name = header && /^class\s+([A-Za-z_]\w*)/.exec(header)?.[1];
-    const bs = name ? summary.bindings.get(name) : undefined;
-    if (!bs || bs.length !== 1 || bs[0].kind !== 'class') return false;
-    const v = this.checker.receivers.member({ kind: 'instance', cls: bs[0].cls, summary, declared: false }, p.owner);
-    const held = v.kind === 'instance' ? [v] : v.kind === 'anyOf' && v.values.every((x) => x.kind === 'instance') ? (v.values as Array<Extract<typeof v, { kind: 'instance' }>>) : undefined;
+    const at = tree.rootNode.descendantForPosition({ row: p.row, column: p.column });
+    if (!at || at.type !== 'identifier' || at.text !== p.root) return false;
+    let fn: Node | null = at.parent;
+    while (fn && fn.type !== 'function_definition') fn = fn.parent;
+    if (!fn) return false;
+    const receivers = this.checker.receivers;
+    type Held = Extract<ReturnType<typeof receivers.member>, { kind: 'instance' }>;
+    let value: ReturnType<typeof receivers.member> | undefined;
+    if (p.root === 'self') {
+      // the method around it (a function nested in a method sees the method's `self`)
+      const classOf = (f: Node): Node | null | undefined => (f.parent?.type === 'block' ? f.parent.parent : f.parent?.type === 'decorated_definition' && f.parent.parent?.type === 'block' ? f.parent.parent.parent : null);
+      let method: Node | null = fn;
+      while (method && classOf(method)?.type !== 'class_definition') {
+        method = method.parent;
+        while (method && method.type !== 'function_definition') method = method.parent;
+      }
+      const cls = method ? classOf(method) : null;
+      const top = cls?.parent?.type === 'decorated_definition' ? cls.parent.parent : cls?.parent;
+      if (cls?.type !== 'class_definition' || top?.type !== 'module') return false;
+      const bs = summary.bindings.get(cls.childForFieldName('name')?.text ?? '');
+      if (!bs || bs.length !== 1 || bs[0].kind !== 'class') return false;
+      value = { kind: 'instance', cls: bs[0].cls, summary, declared: false };
+    } else {
+      const param = fn.childForFieldName('parameters')?.namedChildren.find((c) => c?.type === 'typed_parameter' && c.namedChildren[0]?.text === p.root);
+      const annotation = param?.childForFieldName('type')?.text;
+      const body = fn.childForFieldName('body')?.text ?? '';
+      if (!annotation || new RegExp(`(?<![\\w.])${p.root}[ \\t]*(?::[^=\\n]*)?=(?!=)|\\bfor\\b[^\\n]*\\b${p.root}\\b[^\\n]*\\bin\\b|\\bas\\s+${p.root}\\b|\\b(?:global|nonlocal|del)\\s[^\\n]*\\b${p.root}\\b|${p.root}\\s*:=`).test(body)) return false;
+      value = receivers.annotated(annotation, summary);
+    }
+    for (const a of p.chain) {
+      if (value?.kind !== 'instance') return false;
+      value = receivers.member(value, a);
+    }
+    // an instance of a class outside the target (a transformers config): no class of the target
+    if (value?.kind === 'external' && !/(^|\.)(Any|object)$/.test(value.qualname)) return true;
+    const held: Held[] | undefined = value?.kind === 'instance' ? [value] : value?.kind === 'anyOf' && value.values.every((x) => x.kind === 'instance') ? (value.values as Held[]) : undefined;
     if (!held) return false;
     const callables = this.checker.callables;
     const along = (a: { cls: ClassInfo; summary: ModuleSummary }, b: ClassInfo): boolean | undefined => {

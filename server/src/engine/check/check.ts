@@ -142,18 +142,23 @@ export function patchedNames(text: string, byLine?: Map<string, string[]>): stri
 }
 
 /**
- * Where a text sets an attribute on `self.x` (`self.draft_config.max_len = n`): by the attribute
- * set, the rows and the attribute of self that holds the object (`draft_config`). Those the
- * engine may place: what `self.x` holds is known from the class around the row.
+ * Where a text sets an attribute from outside on something the engine may place: `self.x.name =`
+ * (what `self.x` holds is known from the class around it) or `p.a.name =` (from the annotation of
+ * a parameter `p` of the function around it). By row and column of the root name, the root, the
+ * chain of attributes after it and the attribute set.
  */
-export function selfOwnedPatches(text: string): Array<{ row: number; owner: string; attr: string }> {
-  const out: Array<{ row: number; owner: string; attr: string }> = [];
-  if (!text.includes('self.')) return out;
+export function ownedPatches(text: string): Array<{ row: number; column: number; root: string; chain: string[]; attr: string }> {
+  const out: Array<{ row: number; column: number; root: string; chain: string[]; attr: string }> = [];
   const lines = text.split('\n');
   for (let row = 0; row < lines.length; row++) {
     const line = lines[row];
-    if (!line.includes('=') || !line.includes('self.')) continue;
-    for (const m of line.matchAll(/(?<![\w.])self\.([A-Za-z_]\w*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) out.push({ row, owner: m[1], attr: m[2] });
+    if (!line.includes('=')) continue;
+    for (const m of line.matchAll(/(?<![\w.])([A-Za-z_]\w*)((?:\.[A-Za-z_]\w*)*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) {
+      const chain = m[2] ? m[2].slice(1).split('.') : [];
+      // `self.x = ...` sets the class's own attribute: no patch
+      if (chain.length === 0 && /^(self|cls)$/.test(m[1])) continue;
+      out.push({ row, column: m.index!, root: m[1], chain, attr: m[3] });
+    }
   }
   return out;
 }
