@@ -101,6 +101,47 @@ describe('names bound by an import or by its ImportError handler', () => {
     assert.deepEqual(lines(e.check(user, 'user.py')), ['5:missing-argument', '5:too-many-positional']);
   });
 
+  it('an import that certainly fails, whose handler is `pass`: the name is unbound where the file uses it', async () => {
+    const { v1, v2 } = versions();
+    const user = [
+      'try:', // 1
+      '    from olib.old import connect', // 2: gone in version 2
+      'except ImportError:', // 3
+      '    pass', // 4
+      'try:', // 5
+      '    from olib.gone import helper', // 6: a module version 2 lacks
+      'except ImportError:', // 7
+      '    pass', // 8
+      'try:', // 9
+      '    from olib.old import connect as unused', // 10: never used
+      'except ImportError:', // 11
+      '    pass', // 12
+      'try:', // 13
+      '    from olib.old import connect as flagged', // 14
+      '    HAS_IT = True', // 15: a flag may guard the uses
+      'except ImportError:', // 16
+      '    HAS_IT = False', // 17
+      '', // 18
+      'def main():', // 19
+      '    helper()', // 20
+      '    try:', // 21
+      '        return connect("h", 1)', // 22: guarded against NameError: the first use is not this one
+      '    except NameError:', // 23
+      '        return connect("h", 2)', // 24
+      '    if HAS_IT:', // 25
+      '        flagged("h", 1)', // 26
+      '',
+    ].join('\n');
+    const e2 = await Engine.open({ targets: [v2] });
+    const found = e2.check(user, 'user.py').findings;
+    assert.deepEqual(found.map((f) => `${f.range.start.line + 1}:${f.code}`), ['2:unknown-import', '6:unknown-import']);
+    assert.match(found[0].message, /binds nothing in its place: 'connect' is unbound where line 24 uses it \(NameError\)/);
+    assert.match(found[1].message, /'helper' is unbound where line 20 uses it/);
+    // against version 1 the imports succeed: nothing to say
+    const e1 = await Engine.open({ targets: [v1] });
+    assert.deepEqual(e1.check(user, 'user.py').findings.filter((f) => f.range.start.line < 10).map((f) => `${f.range.start.line + 1}:${f.code}`), ['6:unknown-import']);
+  });
+
   it('a base class imported with a fallback: the class is seen through, so methods called on self are checked', async () => {
     const { v2 } = versions();
     const user = [

@@ -334,13 +334,15 @@ describe('recall of general patterns', () => {
       'Layer(4, task="x", dtype=1)', // 11: super().__init__ is Base's, which no longer takes task
       'Both(4, task="x")', // 12: in a Both, super() in Layer reaches Mid, which takes any keyword
       'make_layer(4, task="x")', // 13: a function that builds a Layer: super() there is Base's
+      'def run(params):', // 14
+      '    return Runner(task="x", **params)', // 15: the model may come from params only: reported once
       '',
     ].join('\n');
     const base = tempTree(lib(true));
     const target = tempTree(lib(false));
     const engine = await Engine.open({ targets: [target], baseline: [base] });
     const r = engine.check(code, 'user.py');
-    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task', '11:unexpected-keyword:task', '13:unexpected-keyword:task']);
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.param}`), ['2:unexpected-keyword:task', '4:unexpected-keyword:task', '11:unexpected-keyword:task', '13:unexpected-keyword:task', '15:unexpected-keyword:task']);
     assert.match(r.findings[0].message, /^Args\(\) got an unexpected keyword argument 'task': Runner\(\) passes it on with \*\*kwargs to Args\(\), which takes no such parameter/);
     assert.match(r.findings[1].message, /make\(\) to Runner\(\) pass it on with \*\*kwargs to Args\(\)/);
     // the baseline's Args had the field: what changed is said

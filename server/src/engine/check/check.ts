@@ -2492,7 +2492,23 @@ class FileCheck {
     const module = absoluteModule(modNode, this.imports ?? { name: this.moduleName, isPackage: !!this.opts.isPackage });
     if (!module) return;
     const imported = node.childrenForFieldName('name').map((c) => (c?.type === 'aliased_import' ? c.childForFieldName('name')?.text : c?.text)).filter((x): x is string => !!x);
-    if (!this.checkModulePath(module, modNode, guarded, imported)) return;
+    /** A guarded import that certainly fails, of a name nothing else binds and that is used (see `unboundAfterFailedImport`): reported. */
+    const unboundUse = (c: Node, nameNode: Node): boolean => {
+      if (!guarded || elsewhere) return false;
+      const name = nameNode.text;
+      const unbound = this.unboundAfterFailedImport(node, module, name, c.type === 'aliased_import' ? (c.childForFieldName('alias')?.text ?? name) : name);
+      if (!unbound) return false;
+      const s = this.program.summary(module);
+      this.findings.push({ file: this.opts.file, range: rangeOf(nameNode), severity: 'error', code: 'unknown-import', message: unbound, callee: `${module}.${name}`, param: null, fixes: [], definition: s ? { file: s.file, line: 1 } : null });
+      return true;
+    };
+    if (!this.checkModulePath(module, modNode, guarded, imported)) {
+      for (const c of node.childrenForFieldName('name')) {
+        const nameNode = c?.type === 'aliased_import' ? c.childForFieldName('name') : c;
+        if (c && nameNode) unboundUse(c, nameNode);
+      }
+      return;
+    }
     if (node.namedChildren.some((c) => c?.type === 'wildcard_import')) return;
     for (const c of node.childrenForFieldName('name')) {
       if (!c) continue;
@@ -2500,6 +2516,7 @@ class FileCheck {
       if (!nameNode) continue;
       const name = nameNode.text;
       const v = this.program.resolveMember(module, name);
+      if (unboundUse(c, nameNode)) continue;
       if ((v.kind === 'missing' || this.droppedFromLazy(module, name)) && !guarded) {
         const s = this.program.summary(module);
         const moved = this.opts.crossVersion?.movedName(module, name);
@@ -2538,6 +2555,42 @@ class FileCheck {
         });
       }
     }
+  }
+
+  /**
+   * `try: from m import name` / `except ImportError: pass` at module level, where the import
+   * certainly fails against the target: the handler binds nothing in its place, so `bound` (the
+   * name, or its alias) is unbound, and a use of it that runs there raises NameError. Why, or
+   * undefined. The block must import only (a flag it sets may guard the uses), every handler of
+   * the try must be `pass`, nothing else in the module may bind the name, and the use must not be
+   * guarded against NameError nor be code for another version.
+   */
+  private unboundAfterFailedImport(node: Node, module: string, name: string, bound: string): string | undefined {
+    if (this.opts.moduleName) return undefined;
+    const block = node.parent;
+    const tryNode = block?.parent;
+    if (block?.type !== 'block' || tryNode?.type !== 'try_statement' || tryNode.parent?.type !== 'module' || tryNode.childForFieldName('body')?.id !== block.id) return undefined;
+    if (!block.namedChildren.every((c) => !c || c.type === 'comment' || c.type === 'import_statement' || c.type === 'import_from_statement')) return undefined;
+    for (const c of tryNode.namedChildren) {
+      if (!c || c.id === block.id || c.type === 'comment') continue;
+      if (c.type !== 'except_clause') return undefined;
+      const body = c.namedChildren.find((x) => x?.type === 'block');
+      if (!body || !body.namedChildren.every((x) => !x || x.type === 'comment' || x.type === 'pass_statement')) return undefined;
+    }
+    if ((this.summary.bindings.get(bound) ?? []).length !== 1 || this.summary.typeCheckingOnly.has(bound)) return undefined;
+    if (this.program.importsOutcome([{ module, name }]) !== 'fails') return undefined;
+    const text = this.shared.text;
+    for (const m of text.matchAll(new RegExp(`(?<![\\w.])${bound}\\b`, 'g'))) {
+      if (m.index! >= tryNode.startIndex && m.index! < tryNode.endIndex) continue;
+      const use = this.root.descendantForIndex(m.index!);
+      if (!use || use.type !== 'identifier' || use.parent?.type === 'keyword_argument' || (use.parent?.type === 'attribute' && use.parent.childForFieldName('attribute')?.id === use.id)) continue;
+      if (underTypeChecking(use) || inAnnotation(use) || this.otherVersion(use) || guardedBy(use, /^(NameError|ImportError|ModuleNotFoundError|Exception|BaseException)$/)) continue;
+      // a string annotation or a comment names it without using it
+      if (use.parent?.type === 'string' || use.parent?.type === 'comment') continue;
+      const line = use.startPosition.row + 1;
+      return `the import of '${name}' from '${module}' fails on the target, and the except ImportError handler binds nothing in its place: '${bound}' is unbound where line ${line} uses it (NameError)`;
+    }
+    return undefined;
   }
 
   /**
@@ -3256,11 +3309,13 @@ class FileCheck {
       return;
     }
     // a call that binds only if its unpacked arguments fill a required parameter is not decided
+    let passedOn = false;
     if (results.some((r) => r.length === 0)) {
       const open = openByUnpacking(spec, parsed.args);
       if (open) {
         const before = this.findings.length;
         this.checkPassedOn(call, spec, parsed, resolved);
+        passedOn = true;
         if (this.findings.length === before) {
           // its signature is known: what the other version's check says of it is still explained
           const first = spec.alternatives[0][spec.alternatives[0].length - 1];
@@ -3298,7 +3353,7 @@ class FileCheck {
       });
     }
     if (results.some((r) => r.length === 0)) {
-      this.checkPassedOn(call, spec, parsed, resolved);
+      if (!passedOn) this.checkPassedOn(call, spec, parsed, resolved);
       return;
     }
     const common = commonErrors(results);
