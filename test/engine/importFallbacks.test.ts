@@ -130,6 +130,9 @@ describe('names bound by an import or by its ImportError handler', () => {
       '        return connect("h", 2)', // 24
       '    if HAS_IT:', // 25
       '        flagged("h", 1)', // 26
+      '', // 27
+      'def other(unused):', // 28: a parameter of that name is the function's own
+      '    return unused()', // 29
       '',
     ].join('\n');
     const e2 = await Engine.open({ targets: [v2] });

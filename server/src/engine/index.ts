@@ -78,7 +78,7 @@ interface FileMemo {
   seen?: { text: string; broken: Array<[number, number]> };
 }
 
-/** Where the target sets attributes from outside: on `self.x` (placed by the class around them), or elsewhere (by name only). */
+/** Where the target sets attributes from outside: on what the engine may place (`self.x`, an annotated parameter), or elsewhere (by name only). */
 interface PatchSites {
   placed: Map<string, PlacedPatch[]>;
   elsewhere: Set<string>;
@@ -363,16 +363,16 @@ export class Engine {
       if (!list) sites.placed.set(p.attr, (list = []));
       list.push({ module, row: p.row, column: p.column, root: p.root, chain: p.chain });
     }
-    // a name set by setattr, or on what a call or a subscript gives, cannot be placed
-    for (const n of names) if (!n.includes('.') && !counted.has(n)) sites.elsewhere.add(n);
+    // a name set by setattr (or any other way `patchedNames` reads that is no `a.b.name =`) cannot be placed
+    const bySetattr = text.includes('setattr') ? new Set([...text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)].map((m) => m[1])) : undefined;
+    for (const n of names) if (!n.includes('.') && (!counted.has(n) || bySetattr?.has(n))) sites.elsewhere.add(n);
   }
 
   /**
    * Whether the target's own code may set `attr` on an instance of `on` from outside its class
-   * (see `patchedNames`): by the name alone, unless every place that sets it sets it on `self.x`
-   * in a method of a class whose `x` holds an instance of a class unrelated to `on` (neither along
-   * the other's MRO): `self.draft_model_config.max_model_len = n` sets nothing on a scheduler's
-   * config.
+   * (see `patchedNames`): by the name alone, unless every place that sets it certainly sets it on
+   * an instance of a class unrelated to `on` (see `setsOnOther`):
+   * `self.draft_model_config.max_model_len = n` sets nothing on a scheduler's config.
    */
   private targetMayPatch(attr: string, on?: { cls: ClassInfo; summary: ModuleSummary }): boolean {
     if (!this.targetPatched().has(attr)) return false;

@@ -2585,6 +2585,13 @@ class FileCheck {
       const use = this.root.descendantForIndex(m.index!);
       if (!use || use.type !== 'identifier' || use.parent?.type === 'keyword_argument' || (use.parent?.type === 'attribute' && use.parent.childForFieldName('attribute')?.id === use.id)) continue;
       if (underTypeChecking(use) || inAnnotation(use) || this.otherVersion(use) || guardedBy(use, /^(NameError|ImportError|ModuleNotFoundError|Exception|BaseException)$/)) continue;
+      // a function (or class, lambda) around the use that binds the name itself: its own name
+      let shadowed = false;
+      for (let p: Node | null = use.parent; p && !shadowed; p = p.parent) {
+        if (p.type !== 'function_definition' && p.type !== 'lambda' && p.type !== 'class_definition') continue;
+        shadowed = bindsInText(p.text, bound) || new RegExp(`\\b${bound}\\b`).test(p.childForFieldName('parameters')?.text ?? '');
+      }
+      if (shadowed) continue;
       // a string annotation or a comment names it without using it
       if (use.parent?.type === 'string' || use.parent?.type === 'comment') continue;
       const line = use.startPosition.row + 1;
@@ -3066,8 +3073,10 @@ class FileCheck {
   /**
    * `f(**opts)` where `opts` is a local of the enclosing function bound once to a dict display with
    * literal keys or to `dict(k=...)`, and only read besides (`**opts`, `opts["k"]`, `opts.get(...)`,
-   * `"k" in opts`): its keys. A dict the function changes, hands on as a value, or binds again (or
-   * that a nested function binds) gives none.
+   * `"k" in opts`): its keys. A key a literal subscript sets or takes out (`opts["k"] = v`, `del
+   * opts["k"]`, `opts.pop("k")`) may be there or not: it is among the `maybe` keys. A dict the
+   * function changes otherwise, hands on as a value, or binds again (or that a nested function
+   * binds) gives none.
    */
   private localDictKeys(name: string, scope: Scope): { keys: string[]; maybe: string[] } | undefined {
     let s: Scope | undefined = scope;
