@@ -101,8 +101,9 @@ function plainCalls(params: Param[]): CallArg[][] {
 /**
  * The first of `count` positional arguments that reaches another parameter in the target than in
  * the baseline, where the target still has the baseline's parameter (by name): a parameter was
- * inserted or moved before it, and the value now lands elsewhere without any error. A parameter
- * renamed in place is no shift.
+ * inserted or moved before it, and the value now lands elsewhere without any error. Or, `removed`,
+ * where the baseline's parameter is gone and the one after it took its place. A parameter renamed
+ * in place is no shift.
  */
 function shiftedArgument(baseline: Param[], target: Param[], count: number): { index: number; was: string; now: string; removed?: boolean } | undefined {
   if (baseline.some((p) => p.preset) || target.some((p) => p.preset)) return undefined;
