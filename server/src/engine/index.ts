@@ -3,7 +3,7 @@
  * CLI are thin adapters over this; nothing here knows about LSP or VS Code.
  */
 import * as path from 'path';
-import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, patchedNames, releaseRoot, ownedPatches, USER_MODULE } from './check/check';
+import { CancelledError, Checker, type CheckResult, type CrossVersion, drain, patchedNames, releaseRoot, ownedPatches, setattrNames, USER_MODULE } from './check/check';
 import { explainAgainstBaseline } from './check/explain';
 import { SummaryCache } from './index/cache';
 import { deferParser, differing, initParser, parsePython, parsePythonIncremental, parserGeneration, type Node, type Tree } from './parser';
@@ -364,8 +364,8 @@ export class Engine {
       list.push({ module, row: p.row, column: p.column, root: p.root, chain: p.chain });
     }
     // a name set by setattr (or any other way `patchedNames` reads that is no `a.b.name =`) cannot be placed
-    const bySetattr = text.includes('setattr') ? new Set([...text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)].map((m) => m[1])) : undefined;
-    for (const n of names) if (!n.includes('.') && (!counted.has(n) || bySetattr?.has(n))) sites.elsewhere.add(n);
+    const bySetattr = new Set(setattrNames(text));
+    for (const n of names) if (!n.includes('.') && (!counted.has(n) || bySetattr.has(n))) sites.elsewhere.add(n);
   }
 
   /**

@@ -137,8 +137,13 @@ export function patchedNames(text: string, byLine?: Map<string, string[]>): stri
   const out = new Set<string>();
   // an assignment's target is on one line: with `byLine`, each line is read once (a keystroke changes one or two)
   for (const line of text.split('\n')) if (line.includes('=')) for (const n of patchedOnLine(line, byLine)) out.add(n);
-  if (text.includes('setattr')) for (const m of text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)) out.add(m[1]);
+  for (const n of setattrNames(text)) out.add(n);
   return [...out].sort();
+}
+
+/** Attribute names a text sets by `setattr(obj, "name", ...)`. */
+export function setattrNames(text: string): string[] {
+  return text.includes('setattr') ? [...text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)].map((m) => m[1]) : [];
 }
 
 /**
@@ -2964,6 +2969,11 @@ class FileCheck {
   /** Counts a call whose binding was decided and records it; gives the signature its messages name. */
   private checkedCall(call: Node, nameNode: Node, spec: Extract<CallSpec, { kind: 'known' }>, positional?: number): Sig {
     this.callsChecked++;
+    return this.recordCall(call, nameNode, spec, positional !== undefined ? { positional } : {});
+  }
+
+  /** Records a call of a known signature (with `extra`: its status, its positional count); gives the signature its messages name. */
+  private recordCall(call: Node, nameNode: Node, spec: Extract<CallSpec, { kind: 'known' }>, extra: Partial<CallInfo>): Sig {
     const first = spec.alternatives[0][spec.alternatives[0].length - 1];
     this.calls.push({
       range: rangeOf(nameNode),
@@ -2972,7 +2982,7 @@ class FileCheck {
       signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
       definition: first.definition,
       params: spec.alternatives.map((a) => a[a.length - 1].params),
-      ...(positional !== undefined ? { positional } : {}),
+      ...extra,
     });
     return first;
   }
@@ -3327,18 +3337,8 @@ class FileCheck {
         passedOn = true;
         if (this.findings.length === before) {
           // its signature is known: what the other version's check says of it is still explained
-          const first = spec.alternatives[0][spec.alternatives[0].length - 1];
           this.callsUnknown++;
-          this.calls.push({
-            range: rangeOf(nameNode),
-            extent: rangeOf(call),
-            callee: spec.qualname,
-            signatures: spec.alternatives.map((a) => a.map(sigText).join(' and ')),
-            definition: first.definition,
-            params: spec.alternatives.map((a) => a[a.length - 1].params),
-            status: 'unknown',
-            unknownReason: open,
-          });
+          this.recordCall(call, nameNode, spec, { status: 'unknown', unknownReason: open });
           return;
         }
       }
