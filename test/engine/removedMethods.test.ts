@@ -415,6 +415,57 @@ describe('methods the target removed', () => {
     assert.deepEqual(await reported('from lib.config import Sched\n\nclass Holder:\n    def __init__(self, s: Sched):\n        self.s = s\n        self.s.max_len = 1\n'), []);
   });
 
+  it('a store of the target is placed through closures, pydantic wrappers of an annotation and the declared class of a field', async () => {
+    const config = (limit: string, elsewhere: string): Record<string, string> => ({
+      'lib/__init__.py': '',
+      'lib/config.py': ['from dataclasses import InitVar, dataclass', '', '@dataclass', 'class Sched:', `    ${limit}`, '', '@dataclass', 'class Model:', '    max_len: int = 0', ''].join('\n'),
+      'lib/other.py': elsewhere,
+    });
+    const user = ['from lib.config import Sched', '', 'def f(s: Sched):', '    return s.max_len', ''].join('\n');
+    const reported = async (elsewhere: string): Promise<string[]> => {
+      const engine = await Engine.open({ targets: [tempTree(config('max_len: InitVar[int]', elsewhere))], baseline: [tempTree(config('max_len: int', elsewhere))] });
+      return engine.check(user, 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+    };
+    const gone = ['4:unknown-attribute'];
+    // a closure stores on the annotated parameter of the function around it
+    const closure = (cls: string, inner: string): string => `from lib.config import ${cls}\n\ndef outer(model: ${cls}):\n    def fits(n):\n${inner}        model.max_len = n\n    return fits\n`;
+    assert.deepEqual(await reported(closure('Model', '')), gone);
+    assert.deepEqual(await reported(closure('Sched', '')), []);
+    // the closure binds the name itself: what it holds is not known
+    assert.deepEqual(await reported(closure('Model', '        model = n\n')), []);
+    // pydantic's SkipValidation[C] annotates a C
+    const wrapped = (cls: string): string => `from pydantic import SkipValidation\nfrom lib.config import ${cls}\n\nclass Spec:\n    draft: SkipValidation[${cls}] = None\n\n    def fit(self, n):\n        self.draft.max_len = n\n`;
+    assert.deepEqual(await reported(wrapped('Model')), gone);
+    assert.deepEqual(await reported(wrapped('Sched')), []);
+    // a dataclass field declared as a class, assigned a value the engine does not follow (a local
+    // bound twice), read through a local of another class's method
+    const declared = (cls: string): string =>
+      [
+        'from dataclasses import dataclass, field',
+        `from lib.config import ${cls}`,
+        '',
+        '@dataclass',
+        'class Holder:',
+        `    cfg: ${cls} = field(init=False)`,
+        '',
+        '    def __post_init__(self):',
+        `        cfg = ${cls}()`,
+        '        cfg = cfg',
+        '        self.cfg = cfg',
+        '',
+        'class Owner:',
+        '    def __init__(self, h: Holder):',
+        '        config = h.cfg',
+        '        self.config = config',
+        '',
+        '    def fit(self, n):',
+        '        self.config.max_len = n',
+        '',
+      ].join('\n');
+    assert.deepEqual(await reported(declared('Model')), gone);
+    assert.deepEqual(await reported(declared('Sched')), []);
+  });
+
   it('a method or class attribute removed from a class, used on the class object itself', async () => {
     const lib = (old: boolean): Record<string, string> => ({
       'lib/__init__.py': '',

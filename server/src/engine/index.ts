@@ -429,15 +429,30 @@ export class Engine {
       if (!bs || bs.length !== 1 || bs[0].kind !== 'class') return false;
       value = { kind: 'instance', cls: bs[0].cls, summary, declared: false };
     } else {
-      const param = fn.childForFieldName('parameters')?.namedChildren.find((c) => c?.type === 'typed_parameter' && c.namedChildren[0]?.text === p.root);
-      const annotation = param?.childForFieldName('type')?.text;
-      const body = fn.childForFieldName('body')?.text ?? '';
-      if (!annotation || new RegExp(`(?<![\\w.])${p.root}[ \\t]*(?::[^=\\n]*)?=(?!=)|\\bfor\\b[^\\n]*\\b${p.root}\\b[^\\n]*\\bin\\b|\\bas\\s+${p.root}\\b|\\b(?:global|nonlocal|del)\\s[^\\n]*\\b${p.root}\\b|${p.root}\\s*:=`).test(body)) return false;
+      // the parameter of the function around the store, or, where that function neither takes
+      // nor binds the name, of a function around it (a closure reads the enclosing function's)
+      const rebound = new RegExp(`(?<![\\w.])${p.root}[ \\t]*(?::[^=\\n]*)?=(?!=)|\\bfor\\b[^\\n]*\\b${p.root}\\b[^\\n]*\\bin\\b|\\bas\\s+${p.root}\\b|\\b(?:global|nonlocal|del)\\s[^\\n]*\\b${p.root}\\b|${p.root}\\s*:=`);
+      let param: Node | undefined;
+      for (let f: Node | null = fn; f; ) {
+        const body = f.childForFieldName('body')?.text ?? '';
+        if (rebound.test(body)) return false;
+        const named = f.childForFieldName('parameters')?.namedChildren.find((c) => !!c && parameterName(c) === p.root);
+        if (named) {
+          param = named;
+          break;
+        }
+        // a function defined in a class body does not see the class's names: only a function around the class
+        f = f.parent;
+        while (f && f.type !== 'function_definition') f = f.parent;
+      }
+      const annotation = param?.type === 'typed_parameter' ? param.childForFieldName('type')?.text : undefined;
+      if (!annotation) return false;
       value = receivers.annotated(annotation, summary);
     }
     for (const a of p.chain) {
       if (value?.kind !== 'instance') return false;
-      value = receivers.member(value, a);
+      // what the classes declare an attribute to hold, where a value assigned to it is not followed
+      value = receivers.memberAsDeclared(value, a);
     }
     // an instance of a class outside the target (a transformers config): no class of the target
     if (value?.kind === 'external' && !/(^|\.)(Any|object)$/.test(value.qualname)) return true;
@@ -814,4 +829,14 @@ function editedStatement(checked: { text: string; tree: Tree }, before: string, 
   const span = found.endPosition.row - found.startPosition.row + 1;
   const most = span * 2 > rows;
   return { big: most || span >= BIG_STATEMENT_ROWS, most };
+}
+
+/** The name a parameter node binds (`x`, `x: T`, `x=1`, `x: T = 1`, `*x`, `**x`). */
+function parameterName(n: Node): string | undefined {
+  if (n.type === 'identifier') return n.text;
+  const named = n.childForFieldName('name') ?? n.namedChildren[0];
+  if (!named) return undefined;
+  if (named.type === 'identifier') return named.text;
+  if (named.type === 'list_splat_pattern' || named.type === 'dictionary_splat_pattern') return named.namedChildren[0]?.text;
+  return undefined;
 }

@@ -41,6 +41,13 @@ function unwrapOuter(text: string): string {
 }
 
 /**
+ * pydantic's `SkipValidation[T]` and `InstanceOf[T]` are `Annotated[T, ...]` (pydantic documents
+ * them so): what they annotate holds a T.
+ */
+const ANNOTATED_LIKE = /^(?:pydantic\.|pydantic\.functional_validators\.)?(?:SkipValidation|InstanceOf)$/;
+const ANNOTATED_LIKE_OF = /^(?:pydantic\.|pydantic\.functional_validators\.)?(?:SkipValidation|InstanceOf)\[(.*)\]$/s;
+
+/**
  * The class an annotation names, unwrapped from quotes, `Optional[...]` and `X | None` (a None
  * receiver fails before any binding); undefined for unions of classes, callables, `type[...]`,
  * containers and anything not a plain dotted name.
@@ -54,8 +61,8 @@ export function annotatedName(text: string): string | undefined {
     t = parts[0];
     // a generic alias builds (and annotates) instances of its origin class
     const generic = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\[.*\]$/s.exec(t);
-    if (generic && !/^(?:typing\.|t\.)?(Optional|Union|Annotated|Callable|Type|ClassVar|Final|Literal)$|^type$/.test(generic[1])) t = generic[1];
-    const annotated = /^(?:typing\.|t\.|typing_extensions\.)?Annotated\[(.*)\]$/s.exec(t);
+    if (generic && !/^(?:typing\.|t\.)?(Optional|Union|Annotated|Callable|Type|ClassVar|Final|Literal)$|^type$/.test(generic[1]) && !ANNOTATED_LIKE.test(generic[1])) t = generic[1];
+    const annotated = /^(?:typing\.|t\.|typing_extensions\.)?Annotated\[(.*)\]$/s.exec(t) ?? ANNOTATED_LIKE_OF.exec(t);
     if (annotated) t = splitTopLevel(annotated[1], ',')[0];
     const u = /^(?:typing\.|t\.)?Union\[(.*)\]$/s.exec(t);
     if (u) {
@@ -508,10 +515,56 @@ export class Receivers {
   }
 
   /**
+   * What the classes along `inst`'s MRO declare `attr` to hold, read as a type checker reads it: a
+   * class-level field's annotation, `self.attr: C` in a method, or an annotated parameter stored
+   * as it is. Only when every declaration names a class (of the target or from outside it) and
+   * nothing of that name is a method or a class attribute; undefined otherwise. For a question
+   * `member` leaves open because a value assigned there is not followed (`self.hf_config =
+   * hf_config`, a local bound twice, beside `hf_config: PretrainedConfig = field(init=False)`).
+   */
+  declaredMember(inst: Instance, attr: string): Value | undefined {
+    const walk = this.walkMro(inst.cls, inst.summary, attr, true);
+    if ('kind' in walk || walk.decorated) return undefined;
+    const found: Value[] = [];
+    for (const c of walk.classes) {
+      if (c.cls.members.has(attr) && !hasField(c.cls, attr)) return undefined;
+      for (const f of c.cls.fields) if (f.name === attr && givesAttribute(f) && !/^(typing\.|t\.)?ClassVar\b/.test(f.annotation)) found.push(this.annotatedIn(f.annotation, c.cls, c.summary, inst));
+      for (const d of c.cls.attrAssigns.get(attr) ?? []) if (d.startsWith('ann:') || d.startsWith('decl:')) found.push(this.annotatedIn(d.slice(d.indexOf(':') + 1), c.cls, c.summary, inst));
+    }
+    if (found.length === 0 || !found.every((v) => v.kind === 'instance' || v.kind === 'external')) return undefined;
+    const v = agree(found);
+    return v.kind === 'instance' || v.kind === 'external' ? v : undefined;
+  }
+
+  /**
    * `inst.attr` on an instance of a known class: a method (as the class defines it), the class of
    * an instance attribute when every assignment along the MRO agrees on it, or unknown.
    */
   member(inst: Instance, attr: string, depth = 0): Value {
+    const v = this.memberOf(inst, attr, depth);
+    if (v.kind !== 'unknown' || !this.trustDeclared || v.absent) return v;
+    return this.declaredMember(inst, attr) ?? v;
+  }
+
+  /** Set while `memberAsDeclared` runs. */
+  private trustDeclared = false;
+
+  /**
+   * `member`, where each attribute along the way whose assigned values are not followed holds what
+   * its classes declare (see `declaredMember`): a type checker's reading, for where the target's own
+   * code may set an attribute (see `Engine.setsOnOther`), not for binding calls.
+   */
+  memberAsDeclared(inst: Instance, attr: string): Value {
+    const was = this.trustDeclared;
+    this.trustDeclared = true;
+    try {
+      return this.member(inst, attr);
+    } finally {
+      this.trustDeclared = was;
+    }
+  }
+
+  private memberOf(inst: Instance, attr: string, depth: number): Value {
     if (depth > 8) return unknown('attribute chain too long');
     const walk = this.walkMro(inst.cls, inst.summary, attr, true);
     if ('kind' in walk) return walk;
