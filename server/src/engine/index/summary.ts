@@ -1645,11 +1645,37 @@ function targetNames(list: string, to: Set<string>): void {
 /** A target list: names, attributes, subscripts, starred names, in parentheses as a whole (not a call). */
 const TARGETS = String.raw`\(?[\w.\[\]*, \t]+?\)?`;
 const ASSIGN_STATEMENT = new RegExp(String.raw`^[ \t]*(${TARGETS})[ \t]*(?::[^=\n]*)?(?:=(?!=)|[-+*/%&|^@]=|//=|\*\*=|<<=|>>=)`, 'gm');
+/** The same pattern tried at one offset (a line start). */
+const ASSIGN_AT = new RegExp(ASSIGN_STATEMENT.source.slice(1), 'y');
 const CHAINED = new RegExp(String.raw`^[ \t]*(${TARGETS})[ \t]*=(?!=)`);
+
+/**
+ * The matches of ASSIGN_STATEMENT in a body. Each match lies within one line and holds an `=`, so
+ * the pattern is tried only at the starts of lines that have one: the same matches, at a tenth of
+ * the cost of letting the engine look for line starts (the lazy target list backtracks at each).
+ */
+function assignStatements(raw: string): RegExpExecArray[] {
+  // where a `\r` or a line separator also starts lines, the pattern itself finds them
+  if (/[\r\u2028\u2029]/.test(raw)) return [...raw.matchAll(ASSIGN_STATEMENT)];
+  const out: RegExpExecArray[] = [];
+  let eq = raw.indexOf('=');
+  for (let start = 0; eq >= 0; ) {
+    const nl = raw.indexOf('\n', start);
+    if (eq < (nl < 0 ? raw.length : nl)) {
+      ASSIGN_AT.lastIndex = start;
+      const m = ASSIGN_AT.exec(raw);
+      if (m) out.push(m);
+    }
+    if (nl < 0) break;
+    start = nl + 1;
+    if (eq < start) eq = raw.indexOf('=', start);
+  }
+  return out;
+}
 
 function namesBound(raw: string): BodyNames {
   const assigned = new Set<string>();
-  for (const m of raw.matchAll(ASSIGN_STATEMENT)) {
+  for (const m of assignStatements(raw)) {
     // a line `name=value,` inside brackets is a keyword argument, not a statement
     if (/^[ \t]*\w+=(?!=)/.test(m[0]) && lineDepth(raw, m.index!) !== 0) continue;
     targetNames(m[1], assigned);
@@ -1675,7 +1701,8 @@ function bindsOtherwise(raw: string): Set<string> {
   const targets = (text: string): void => {
     for (const m of text.matchAll(itself)) out.add(m[1]);
   };
-  for (const m of raw.matchAll(/([A-Za-z_]\w*)\s*:=/g)) out.add(m[1]);
+  // (looked for only where there is one: the pattern is tried at every letter of the body)
+  if (raw.includes(':=')) for (const m of raw.matchAll(/([A-Za-z_]\w*)\s*:=/g)) out.add(m[1]);
   for (const m of raw.matchAll(/\b(?:global|nonlocal)\s+([^\n;]*)/g)) targetNames(m[1], out);
   for (const m of raw.matchAll(/\bdel\s+([^\n;]*)/g)) targets(m[1]);
   for (const m of raw.matchAll(/\bas\s+([(\[]?\s*(?:[A-Za-z_]\w*\s*,\s*)*[A-Za-z_]\w*[^\n:]?)/g)) targets(m[1]);
