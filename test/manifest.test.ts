@@ -27,4 +27,28 @@ describe('package.json', () => {
     assert.match(fs.readFileSync(path.join(ROOT, pkg.bin.apidrift), 'utf8').split('\n')[0], /^#!\/usr\/bin\/env node/);
     assert.deepEqual(pkg.activationEvents, ['onLanguage:python']);
   });
+
+  it("the bundles and the parser's copy beside them keep a node's handle in a named property, and parse with it", async () => {
+    for (const f of ['server.js', 'cli.js', 'indexWorker.js', 'tree-sitter.cjs']) {
+      const text = fs.readFileSync(path.join(ROOT, 'dist', f), 'utf8');
+      const cls = text.indexOf('var Node = class {');
+      assert.ok(cls >= 0, f);
+      const body = text.slice(cls, text.indexOf('get typeId()', cls));
+      assert.ok(!body.includes('[0]') && body.includes('this._other = other;'), `${f}: the Node class`);
+      assert.ok(text.includes('C.setValue(address, node._other, "i32");') && !text.includes('node[0]'), `${f}: marshalNode`);
+    }
+    // the copy the parser reloads after a crash works as the bundles do
+    const dist = path.join(ROOT, 'dist');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const ts = require(path.join(dist, 'tree-sitter.cjs'));
+    await ts.Parser.init({ locateFile: (f: string) => path.join(dist, f) });
+    const parser = new ts.Parser();
+    parser.setLanguage(await ts.Language.load(path.join(dist, 'tree-sitter-python.wasm')));
+    const tree = parser.parse('def f(a):\n    return g(a, b=1)\n');
+    const call = tree.rootNode.descendantForPosition({ row: 1, column: 11 });
+    assert.equal(call.type, 'identifier');
+    assert.equal(call.parent.type, 'call');
+    assert.deepEqual(call.parent.childForFieldName('arguments').namedChildren.map((n: { text: string }) => n.text), ['a', 'b=1']);
+    tree.delete();
+  });
 });
