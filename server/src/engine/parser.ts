@@ -17,6 +17,34 @@ export { MAX_SOURCE_CHARS };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 let binding = require('web-tree-sitter') as typeof import('web-tree-sitter');
 type Parser = ParserType;
+keepParents(binding);
+
+/**
+ * `node.parent` has the wasm side walk down from the root each time, and makes a new object; the
+ * checks ask it of the same nodes again and again (every condition, guard and scope around each
+ * call). Each tree keeps the parents it was asked for, by node id, with the start the node had
+ * (a tree told of an edit moves the nodes after it, which then are asked afresh).
+ */
+function keepParents(b: typeof binding): void {
+  const proto = b.Node.prototype as unknown as Record<string, unknown>;
+  const desc = Object.getOwnPropertyDescriptor(proto, 'parent');
+  if (!desc?.get || proto.__parentsKept) return;
+  const get = desc.get as (this: Node) => Node | null;
+  const kept = new WeakMap<Tree, Map<number, { start: number; parent: Node | null }>>();
+  Object.defineProperty(proto, '__parentsKept', { value: true });
+  Object.defineProperty(proto, 'parent', {
+    configurable: true,
+    get(this: Node): Node | null {
+      let byId = kept.get(this.tree);
+      if (!byId) kept.set(this.tree, (byId = new Map()));
+      const known = byId.get(this.id);
+      if (known && known.start === this.startIndex) return known.parent;
+      const parent = get.call(this);
+      byId.set(this.id, { start: this.startIndex, parent });
+      return parent;
+    },
+  });
+}
 
 /** A source the engine declines to parse (too large); the caller reports it as skipped. */
 export { SourceTooLargeError };
@@ -138,6 +166,7 @@ function replaceParser(): void {
       delete req.cache[file];
       const fresh = req(file) as typeof binding;
       delete req.cache[file];
+      keepParents(fresh);
       const parser = await newParser(fresh, locateWasm(wasmFolder));
       binding = fresh;
       parserInstance = parser;
