@@ -387,6 +387,9 @@ describe('methods the target removed', () => {
     const engine = await Engine.open({ targets: [now], baseline: [old] });
     const found = engine.check(user, 'user.py').findings;
     assert.deepEqual(found.map((f) => `${f.range.start.line + 1}:${f.code}:${/no attribute '(\w+)'/.exec(f.message)?.[1]}`), ['4:unknown-attribute:max_len']);
+    // it says what became of the field
+    assert.match(found[0].message, /Sched\.max_len is an init-only field now: the constructor takes it, instances do not keep it/);
+    assert.equal(found[0].change, '`Sched.max_len` became an init-only field (`InitVar`)');
     // the field of the baseline was an attribute there: against itself, nothing is said
     assert.deepEqual((await Engine.open({ targets: [old], baseline: [old] })).check(user, 'user.py').findings, []);
   });

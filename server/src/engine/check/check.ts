@@ -2918,13 +2918,15 @@ class FileCheck {
       this.callsChecked++;
       this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(call), callee: `${had.cls.qualname}.${attr}`, signatures: [], definition: null });
     }
+    // a dataclass field that became `InitVar[...]`: the class still names it, for its constructor
+    const initOnly = mro.find((e): e is Extract<typeof e, { kind: 'class' }> => e.kind === 'class' && e.cls.fields.some((f) => f.name === attr && /^(?:dataclasses\.)?InitVar\b/.test(f.annotation)))?.cls;
     this.findings.push({
       file: this.opts.file,
       range: rangeOf(nameNode),
       severity: 'error',
       code: 'unknown-attribute',
-      message: `${onClass ? 'type object ' : ''}'${inst.cls.name}'${onClass ? '' : ' object'} has no attribute '${attr}' in the target: no class along its MRO defines it, while the baseline's ${had.definer} has it`,
-      change: `\`${had.definer}.${attr}\` was removed`,
+      message: `${onClass ? 'type object ' : ''}'${inst.cls.name}'${onClass ? '' : ' object'} has no attribute '${attr}' in the target: no class along its MRO defines it, while the baseline's ${had.definer} has it${initOnly ? ` (${initOnly.name}.${attr} is an init-only field now: the constructor takes it, instances do not keep it)` : ''}`,
+      change: initOnly ? `\`${had.definer}.${attr}\` became an init-only field (\`InitVar\`)` : `\`${had.definer}.${attr}\` was removed`,
       callee: `${had.cls.qualname}.${attr}`,
       param: null,
       fixes: [],
