@@ -135,6 +135,18 @@ describe('recall of general patterns', () => {
     assert.equal(f.change, 'module `recall.attention` was removed');
   });
 
+  it('a plain module is no package: a module path through it is reported, even where it serves names at run time; not where it registers modules', async () => {
+    const lib = tempTree({
+      'pkg/__init__.py': '',
+      'pkg/utils.py': 'def __getattr__(name):\n    raise AttributeError(name)\n\ndef f():\n    pass\n',
+      'pkg/hooked.py': 'import sys\n\ndef load(name, module):\n    sys.modules[name] = module\n',
+    });
+    const user = ['from pkg.utils.torch_utils import f', 'import pkg.hooked.x', 'try:', '    from pkg.utils.torch_utils import f as g', 'except ImportError:', '    from pkg.utils import f as g', 'g(1)', ''].join('\n');
+    const r = (await Engine.open({ targets: [lib] })).check(user, 'user.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`), ['1:unknown-module', '7:too-many-positional']);
+    assert.match(r.findings[0].message, /No module named 'pkg\.utils\.torch_utils': the target's pkg\.utils is a module, not a package: it has no submodule torch_utils/);
+  });
+
   it('stays silent for modules the build creates: extensions and copied folders named in build files, compiled files, folders kept by a placeholder', async () => {
     const r = await result();
     // recall._C (setup.py Extension), recall._fast (a .so beside), recall.kernels (CMake install DIRECTORY), recall.vendored (.gitkeep)
@@ -247,6 +259,23 @@ describe('recall of general patterns', () => {
     // without the class Other, nothing else may hold p: its call is decided too
     const alone = engine.check(code.replace('class Other(Planner):\n    def split(self):\n        return 1, 2', 'class Other:\n    pass\n'), 'user.py');
     assert.deepEqual(alone.findings.map((f) => f.range.start.line + 1), [4, 9, 10]);
+  });
+
+  it("the result of awaiting an async method unpacked into the baseline's number of names", async () => {
+    const lib = (base: boolean): Record<string, string> => ({
+      'pkg/__init__.py': '',
+      'pkg/serving.py': ['class Serving:', `    async def prep(self) -> tuple[list, ${base ? 'list, list' : 'list'}]:`, `        return ${base ? '[], [], []' : '[], []'}`, ''].join('\n'),
+    });
+    const code = [
+      'from pkg.serving import Serving', // 1
+      'async def serve():', // 2
+      '    a, b, c = await Serving().prep()', // 3: the await gives two now
+      '    d, e, f = Serving().prep()', // 4: no await: a coroutine, not the tuple (another error)
+      '',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [tempTree(lib(false))], baseline: [tempTree(lib(true))] });
+    const r = engine.check(code, 'user.py');
+    assert.deepEqual(r.findings.map((f) => `${f.range.start.line + 1}:${f.code}:${f.callee}`), ['3:unpack-mismatch:pkg.serving.Serving.prep']);
   });
 
   it('a keyword that lands in **kwargs which the function hands on to a callable that no longer takes it', async () => {

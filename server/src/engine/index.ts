@@ -771,21 +771,22 @@ export class Engine {
   /** The dotted module name of a file that lies inside one of the user's own folders (for its relative imports). */
   userModuleNameOf(file: string): { name: string; isPackage: boolean } | undefined {
     const abs = path.resolve(file);
-    // the innermost folder wins (`src/` inside the workspace folder)
-    let best: { name: string; isPackage: boolean } | undefined;
-    let bestLength = -1;
+    // the innermost folder wins (`src/` inside the workspace folder), unless it names the file's
+    // package like a top-level package of the target while a folder further out does not: a
+    // package under a namespace package (`src/dynamo/vllm/` with no `dynamo/__init__.py`) is
+    // `dynamo.vllm` where `src` is on the path, and its relative imports are its own, never the
+    // target's `vllm`
+    const found: Array<{ mod: { name: string; isPackage: boolean }; length: number }> = [];
     for (const root of this.target.userRoots) {
       if (!(root instanceof DirectoryRoot)) continue;
       const dir = path.resolve(root.dir);
       const rel = path.relative(dir, abs);
-      if (!rel || rel.startsWith('..') || path.isAbsolute(rel) || dir.length <= bestLength) continue;
+      if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) continue;
       const mod = Engine.moduleNameOfRelative(rel);
-      if (mod) {
-        best = mod;
-        bestLength = dir.length;
-      }
+      if (mod) found.push({ mod, length: dir.length });
     }
-    return best;
+    found.sort((a, b) => b.length - a.length);
+    return (found.find((f) => !this.target.ownsTopLevel(f.mod.name)) ?? found[0])?.mod;
   }
 
   /** Writes what the cache learnt (atomically); a no-op without a cache. */

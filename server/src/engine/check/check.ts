@@ -10,7 +10,7 @@ import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
-import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
+import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, localClassInfo, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { annotationText, argumentNodes, dictUse, type Expr, identifiersNamed, LEAF_TYPES, patternCaptures, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param, ParamKind } from '../syntax';
@@ -1227,7 +1227,7 @@ class FileCheck {
           const b = this.summary.bindings.get(name);
           const hit = b?.find((x) => x.kind === 'class' && x.cls.line === node.startPosition.row + 1);
           if (hit && hit.kind === 'class') cls = hit.cls;
-        }
+        } else if (scope.kind === 'function' && !scope.comprehension && name) cls = this.localClass(node, scope);
         inner = { kind: 'class', node, parent: scope, locals: new Map(), globals: new Set(), cls };
         if (cls && !this.opts.moduleName) {
           this.recordOverrides(node, cls);
@@ -2108,6 +2108,34 @@ class FileCheck {
   }
 
   /** The module-level class whose method a function scope is, and the function's decorators' names. */
+  /**
+   * A class defined in a function body, summarised as a module-level class is, so that `self` in
+   * its methods, `super()` and what it overrides are followed: only when no function around it
+   * binds a name its bases, keywords or decorators start from (a local `Base = pick()` or a
+   * parameter would make the module's name the wrong one), and not inside another class.
+   */
+  private localClass(node: Node, scope: Scope): ClassInfo | undefined {
+    const outer = node.parent?.type === 'decorated_definition' ? node.parent : node;
+    const roots = new Set<string>();
+    const read = (n: Node | null | undefined): void => {
+      if (!n) return;
+      if (n.type === 'identifier') roots.add(n.text);
+      else for (const c of n.namedChildren) read(c);
+    };
+    read(node.childForFieldName('superclasses'));
+    if (outer !== node) for (const d of outer.namedChildren) if (d?.type === 'decorator') read(d);
+    const names: string[] = [];
+    for (let s: Scope | undefined = scope; s && s.kind !== 'module'; s = s.parent) {
+      if (s.kind === 'class') return undefined;
+      if (s.comprehension) continue;
+      names.push(s.node.childForFieldName('name')?.text ?? '<lambda>');
+      for (const r of roots) if (s.locals.has(r) || s.globals.has(r) || bindsInText(s.node.text, r)) return undefined;
+    }
+    const name = node.childForFieldName('name')?.text ?? '?';
+    const qualname = `${this.moduleName}.${names.reverse().join('.<locals>.')}.<locals>.${name}`;
+    return localClassInfo(outer, this.moduleName, !!this.opts.isPackage, this.imports, qualname);
+  }
+
   private methodOf(fnScope: Scope): { cls: ClassInfo; decorators: string[] } | undefined {
     const clsScope = fnScope.parent;
     if (!clsScope || clsScope.kind !== 'class' || !clsScope.cls || fnScope.node.type !== 'function_definition') return undefined;
@@ -2661,14 +2689,14 @@ class FileCheck {
       // build files or install metadata to say, a package that serves names at run time is left
       // alone, unless the baseline had the module as Python source (it was removed, not built).
       const leaf = i === parts.length - 1;
-      if (leaf && (ps.getattr.kind !== 'none' || ps.starImports.length) && !this.program.knowsBuildProducts(parts[0]) && !this.opts.crossVersion?.baselineHasSource(prefix)) return false;
+      if (parent.isPackage && leaf && (ps.getattr.kind !== 'none' || ps.starImports.length) && !this.program.knowsBuildProducts(parts[0]) && !this.opts.crossVersion?.baselineHasSource(prefix)) return false;
       this.findings.push({
         file: this.opts.file,
         range: rangeOf(node),
         severity: 'error',
         code: 'unknown-module',
         message:
-          `No module named '${prefix}': the target's package ${parent.name} has no submodule ${parts[i]}` +
+          (parent.isPackage ? `No module named '${prefix}': the target's package ${parent.name} has no submodule ${parts[i]}` : `No module named '${prefix}': the target's ${parent.name} is a module, not a package: it has no submodule ${parts[i]}`) +
           (i < parts.length - 1 ? ` (so ${module} cannot be imported)` : '') +
           (this.opts.crossVersion?.baselineHasModule(prefix) ? ' (the baseline has it)' : '') +
           this.whereNamesWent(module, imported),
@@ -3174,14 +3202,17 @@ class FileCheck {
    * so are starred targets, code that catches ValueError and code for other versions.
    */
   private checkUnpack(call: Node, resolved: Resolved, qualname: string): void {
-    const parent = call.parent;
-    if (!parent || parent.type !== 'assignment' || parent.childForFieldName('right')?.id !== call.id) return;
+    // `a, b = f(...)`, or `a, b = await f(...)` of an `async def` (whose annotation says what the await gives)
+    const awaited = call.parent?.type === 'await' ? call.parent : undefined;
+    const parent = (awaited ?? call).parent;
+    if (!parent || parent.type !== 'assignment' || parent.childForFieldName('right')?.id !== (awaited ?? call).id) return;
     const left = parent.childForFieldName('left');
     if (!left || (left.type !== 'pattern_list' && left.type !== 'tuple_pattern' && left.type !== 'list_pattern')) return;
     const targets = left.namedChildren.filter((t): t is Node => !!t && t.type !== 'comment');
     if (targets.some((t) => t.type === 'list_splat_pattern')) return;
     const v = resolved.value;
     if (v.kind !== 'function' || resolved.receivers || resolved.classReceiver || resolved.superOf) return;
+    if (!!v.fn.isAsync !== !!awaited) return;
     const inst = resolved.receiver;
     if (!v.owner !== !inst) return;
     // `r.m(...)` itself, not `r(...)` running a method

@@ -42,6 +42,8 @@ export interface FunctionInfo {
   forwardsToSuper: boolean;
   /** The return annotation's text (whitespace collapsed, comments dropped), if any. */
   returns?: string;
+  /** An `async def`: a call gives a coroutine, and `await` gives what the annotation says. */
+  isAsync?: true;
   /** Decorators that return their first parameter: the attributes they write on it (`*`: computed names). */
   patchedAttrs?: string[];
   /**
@@ -732,6 +734,7 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   const info: FunctionInfo = { name, params, decorators, line: line1(def), forwardsWrapper: false, returnsFirstArg: false, forbidsExtra: false, forwardsToSuper: false };
   const returns = returnsOf(def);
   if (returns) info.returns = returns;
+  if (def.children[0]?.type === 'async') info.isAsync = true;
   if (!withBodyFacts) return info;
   // a body the skeleton emptied is `...` in the tree: only its raw text has facts
   const emptied = rawBodies?.has(def.startPosition.row) ?? false;
@@ -1247,6 +1250,19 @@ function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): Clas
   // a stub's method given by overloads alone is there, with signatures the engine does not model
   for (const n of overloads) if (!cls.members.has(n)) addBinding(cls.members, n, { kind: 'opaque', conditional: false, line: cls.line });
   return cls;
+}
+
+/**
+ * The summary of a class defined in a function body (`def make(): class Local(Base): ...`), as a
+ * module-level class of `module` would be summarised, named `qualname`. Its bases and decorators
+ * are read as names of the module: the caller makes sure no function around it binds them.
+ */
+export function localClassInfo(node: Node, module: string, isPackage: boolean, imports: { name: string; isPackage: boolean } | undefined, qualname: string): ClassInfo | undefined {
+  const def = definitionOf(node);
+  if (!def || def.type !== 'class_definition') return undefined;
+  const name = def.childForFieldName('name')?.text ?? '?';
+  const outer = qualname.endsWith(`.${name}`) ? qualname.slice(0, -name.length - 1) : qualname;
+  return classInfo(def, decoratorsOf(node), { module, isPackage, imports }, outer);
 }
 
 const selfAttrPatterns = new Map<string, RegExp>();

@@ -1104,7 +1104,15 @@ export class Program {
    * through the package's attributes or its module `__getattr__`).
    */
   absentSubmodule(parent: ModuleFile, part: string): boolean {
-    if (!parent.isPackage || !parent.rel || this.isPlaceholderPackage(parent) || GENERATED.test(part) || this.buildCreated(`${parent.name}.${part}`)) return false;
+    if (!parent.rel || GENERATED.test(part) || this.buildCreated(`${parent.name}.${part}`)) return false;
+    if (!parent.isPackage) {
+      // a plain module (`vllm/utils.py`) is no package: `import vllm.utils.x` fails ("is not a
+      // package") unless it makes itself one (`__path__`) or registers modules
+      if (!parent.rel.endsWith('.py') || parent.compiled) return false;
+      const ms = this.summary(parent.name);
+      return !!ms && !ms.registersModules;
+    }
+    if (this.isPlaceholderPackage(parent)) return false;
     const ps = this.summary(parent.name);
     return !!ps && !ps.bindings.has(part) && !ps.dynamic && !ps.registersModules;
   }
@@ -1121,7 +1129,7 @@ export class Program {
       const ps = this.summary(parent.name)!;
       // only a last component may be a compiled extension that a bare copy of the source lacks
       // (a package above it would hold source): as the findings on imports read it
-      if (i === parts.length - 1 && (ps.getattr.kind !== 'none' || ps.starImports.length > 0) && !this.knowsBuildProducts(parts[0])) return 'unknown';
+      if (parent.isPackage && i === parts.length - 1 && (ps.getattr.kind !== 'none' || ps.starImports.length > 0) && !this.knowsBuildProducts(parts[0])) return 'unknown';
       return 'fails';
     }
     return 'unknown';

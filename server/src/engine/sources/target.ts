@@ -89,6 +89,7 @@ export class Target {
 
   invalidate(): void {
     this.cache.clear();
+    this.owned.clear();
   }
 
   /** The lookups made since the last `invalidate`. */
@@ -104,6 +105,20 @@ export class Target {
     this.cache.set(name, found);
     return found;
   }
+
+  /** True when the target's own folders (not the user's) have the top-level package or module `name`. */
+  ownsTopLevel(name: string): boolean {
+    // looked up apart from `findModule`, whose lookups say what a check depended on
+    const top = name.split('.')[0];
+    let owned = this.owned.get(top);
+    if (owned === undefined) {
+      owned = findIn(top, top, this.roots.map((root) => ({ root, rel: '' }))) !== null;
+      this.owned.set(top, owned);
+    }
+    return owned;
+  }
+
+  private readonly owned = new Map<string, boolean>();
 
   /** True when the target has the top-level package or module of `name`. */
   hasTopLevel(name: string): boolean {

@@ -1,0 +1,63 @@
+/**
+ * The name a file of the user's own code is checked under (what its relative imports start from),
+ * and classes the user defines in function bodies.
+ */
+import * as assert from 'node:assert/strict';
+import * as path from 'path';
+import { describe, it } from 'node:test';
+import { Engine } from '../../server/src/engine';
+import { tempTree } from '../helpers';
+
+describe("the user's own package names", () => {
+  it('a package under a namespace package that shares its name with the target imports its own modules relatively, not the target\'s', async () => {
+    const lib = tempTree({ 'lib/__init__.py': '', 'lib/envs.py': 'PORT = 1\n' });
+    const user = [
+      'from . import envs', // 1: ns.lib.envs, the user's
+      'from .sub.helper import helper', // 2: ns.lib.sub.helper
+      'print(envs.MY_PORT)', // 3
+      'helper()',
+      '',
+    ].join('\n');
+    // `src/ns/` has no __init__.py: a namespace package, `ns.lib` where `src` is on the path
+    const src = tempTree({
+      'ns/lib/__init__.py': '',
+      'ns/lib/envs.py': 'MY_PORT = 1\n',
+      'ns/lib/sub/__init__.py': '',
+      'ns/lib/sub/helper.py': 'def helper():\n    pass\n',
+      'ns/lib/user.py': user,
+    });
+    const file = path.join(src, 'ns/lib/user.py');
+    const found = async (roots: string[]): Promise<string[]> => (await Engine.open({ targets: [lib], sourceRoots: roots })).check(user, file).findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+    // the folder above the top package, and the one above that: the second names it ns.lib
+    assert.deepEqual(await found([path.join(src, 'ns'), src]), []);
+    // where no folder gives it another name, it is the target's package (a fork checked against its upstream)
+    assert.deepEqual(await found([path.join(src, 'ns')]), ['2:unknown-module', '3:unknown-attribute']);
+  });
+
+  it('a class defined in a function body is followed as a module-level one: self, super() and its overrides; not where a name its bases start from is bound in the function', async () => {
+    const lib = tempTree({
+      'lib/__init__.py': '',
+      'lib/serving.py': ['class Serving:', '    def __init__(self, engine, *, models):', '        self.engine = engine', '', '    def preprocess(self, request, tokenizer):', '        return request', ''].join('\n'),
+    });
+    const user = (prelude: string): string =>
+      [
+        'from lib.serving import Serving', // 1
+        '', // 2
+        'def setup(engine, models):', // 3
+        `    ${prelude}`, // 4
+        '    class Local(Serving):', // 5
+        '        def handle(self, request):', // 6
+        '            self.preprocess(request, None, 3)', // 7: three arguments where two are taken
+        '            return super().preprocess(request, tokenizer=None, bogus=1)', // 8: an unexpected keyword
+        '', // 9
+        '    return Local(engine, models=models)', // 10
+        '',
+      ].join('\n');
+    const engine = await Engine.open({ targets: [lib] });
+    const lines = (text: string): string[] => engine.check(text, 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+    assert.deepEqual(lines(user('pass')), ['7:too-many-positional', '8:unexpected-keyword']);
+    // the function binds the base's name itself: the module's Serving may not be the one
+    assert.deepEqual(lines(user('Serving = engine.serving_class')), []);
+    assert.deepEqual(lines(user('from lib.serving import Serving')), []);
+  });
+});
