@@ -469,6 +469,20 @@ describe('methods the target removed', () => {
     assert.deepEqual(await reported(declared('Sched')), []);
   });
 
+  it("a field removed from a msgspec Struct is no attribute any more (its instances have slots), unless it keeps a __dict__", async () => {
+    const lib = (old: boolean, keywords: string): Record<string, string> => ({
+      'lib/__init__.py': '',
+      'lib/req.py': ['import msgspec', '', `class Request(msgspec.Struct${keywords}):`, '    request_id: str', ...(old ? ['    eos_token_id: int | None = None'] : []), '    arrival: float = 0.0', ''].join('\n'),
+    });
+    const user = ['from lib.req import Request', '', 'def f(r: Request):', '    return r.eos_token_id, r.arrival', ''].join('\n');
+    const found = async (keywords: string): Promise<string[]> =>
+      (await Engine.open({ targets: [tempTree(lib(false, keywords))], baseline: [tempTree(lib(true, keywords))] })).check(user, 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}:${/no attribute '(\w+)'/.exec(f.message)?.[1]}`);
+    assert.deepEqual(await found(''), ['4:unknown-attribute:eos_token_id']);
+    assert.deepEqual(await found(', array_like=True, omit_defaults=True'), ['4:unknown-attribute:eos_token_id']);
+    // a Struct that keeps a __dict__ takes any attribute set on it
+    assert.deepEqual(await found(', dict=True'), []);
+  });
+
   it('a method or class attribute removed from a class, used on the class object itself', async () => {
     const lib = (old: boolean): Record<string, string> => ({
       'lib/__init__.py': '',

@@ -450,6 +450,10 @@ export class Receivers {
         // not one of its own: at most what an instance registered, which its __getattr__ serves
         // (see `member`)
         continue;
+      } else if (e.kind === 'special' && e.name === 'msgspec.Struct' && !attr.startsWith('__') && !mro.some((x) => x.kind === 'class' && x.cls.keywords.has('dict'))) {
+        // msgspec.Struct's own names are all dunders, and its instances have slots (no attribute
+        // but the fields) unless a class asks for a `__dict__` (`dict=True`)
+        continue;
       } else {
         if (opaque === undefined) seenBeforeOpaque = classes.length;
         opaque ??= e.kind === 'unknown' ? 'a base class the engine cannot see' : `the base ${e.kind === 'special' ? e.name : e.kind === 'external' ? e.qualname : '?'}`;
