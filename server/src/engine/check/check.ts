@@ -2107,7 +2107,6 @@ class FileCheck {
     return undefined;
   }
 
-  /** The module-level class whose method a function scope is, and the function's decorators' names. */
   /**
    * A class defined in a function body, summarised as a module-level class is, so that `self` in
    * its methods, `super()` and what it overrides are followed: only when no function around it
@@ -2136,6 +2135,7 @@ class FileCheck {
     return localClassInfo(outer, this.moduleName, !!this.opts.isPackage, this.imports, qualname);
   }
 
+  /** The class whose method a function scope is (module-level, or defined in a function body), and the function's decorators' names. */
   private methodOf(fnScope: Scope): { cls: ClassInfo; decorators: string[] } | undefined {
     const clsScope = fnScope.parent;
     if (!clsScope || clsScope.kind !== 'class' || !clsScope.cls || fnScope.node.type !== 'function_definition') return undefined;
