@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { Engine } from '../../server/src/engine';
 import { tempTree } from '../helpers';
 
-describe("the user's own package names", () => {
+describe("the user's own code: the names of its packages, classes in function bodies", () => {
   it('a package under a namespace package that shares its name with the target imports its own modules relatively, not the target\'s', async () => {
     const lib = tempTree({ 'lib/__init__.py': '', 'lib/envs.py': 'PORT = 1\n' });
     const user = [
