@@ -388,6 +388,65 @@ export class Engine {
     }
   }
 
+  /** What each placed store's root is (see `siteRoot`), read once: the sites are made afresh when the target changes. */
+  private readonly siteRoots = new WeakMap<PlacedPatch, { cls: string } | { annotation: string } | null>();
+
+  /**
+   * The root of a placed store, read off the target's tree: `self` in a method of a module-level
+   * class (the class's name), or a parameter annotated and not bound again, of the function around
+   * the store or, where that function neither takes nor binds the name, of a function around it
+   * (a closure reads the enclosing function's); undefined when it is neither.
+   */
+  private siteRoot(p: PlacedPatch, trees: Map<string, Tree>): { cls: string } | { annotation: string } | undefined {
+    const known = this.siteRoots.get(p);
+    if (known !== undefined) return known ?? undefined;
+    const read = (): { cls: string } | { annotation: string } | null => {
+      const file = this.program.findModule(p.module);
+      if (!file?.rel) return null;
+      let tree = trees.get(p.module);
+      if (!tree) {
+        const text = file.root.readText(file.rel);
+        if (!text) return null;
+        tree = parsePython(text);
+        trees.set(p.module, tree);
+      }
+      const at = tree.rootNode.descendantForPosition({ row: p.row, column: p.column });
+      if (!at || at.type !== 'identifier' || at.text !== p.root) return null;
+      let fn: Node | null = at.parent;
+      while (fn && fn.type !== 'function_definition') fn = fn.parent;
+      if (!fn) return null;
+      if (p.root === 'self') {
+        // the method around it (a function nested in a method sees the method's `self`)
+        const classOf = (f: Node): Node | null | undefined => (f.parent?.type === 'block' ? f.parent.parent : f.parent?.type === 'decorated_definition' && f.parent.parent?.type === 'block' ? f.parent.parent.parent : null);
+        let method: Node | null = fn;
+        while (method && classOf(method)?.type !== 'class_definition') {
+          method = method.parent;
+          while (method && method.type !== 'function_definition') method = method.parent;
+        }
+        const cls = method ? classOf(method) : null;
+        const top = cls?.parent?.type === 'decorated_definition' ? cls.parent.parent : cls?.parent;
+        const name = cls?.childForFieldName('name')?.text;
+        return cls?.type === 'class_definition' && top?.type === 'module' && name ? { cls: name } : null;
+      }
+      const rebound = new RegExp(`(?<![\\w.])${p.root}[ \\t]*(?::[^=\\n]*)?=(?!=)|\\bfor\\b[^\\n]*\\b${p.root}\\b[^\\n]*\\bin\\b|\\bas\\s+${p.root}\\b|\\b(?:global|nonlocal|del)\\s[^\\n]*\\b${p.root}\\b|${p.root}\\s*:=`);
+      for (let f: Node | null = fn; f; ) {
+        if (rebound.test(f.childForFieldName('body')?.text ?? '')) return null;
+        const param = f.childForFieldName('parameters')?.namedChildren.find((c) => !!c && parameterName(c) === p.root);
+        if (param) {
+          const annotation = param.type === 'typed_parameter' ? param.childForFieldName('type')?.text : undefined;
+          return annotation ? { annotation } : null;
+        }
+        // a function defined in a class body does not see the class's names: only a function around the class
+        f = f.parent;
+        while (f && f.type !== 'function_definition') f = f.parent;
+      }
+      return null;
+    };
+    const root = read();
+    this.siteRoots.set(p, root);
+    return root ?? undefined;
+  }
+
   /**
    * A store `root.a.b.attr = ...` of the target certainly sets `attr` on an instance of a class
    * unrelated to `on`: `root` is `self` in a method of a module-level class, or a parameter of the
@@ -396,59 +455,17 @@ export class Engine {
    * of it); and no class the last may be is along `on`'s MRO, nor `on` along its.
    */
   private setsOnOther(p: PlacedPatch, on: { cls: ClassInfo; summary: ModuleSummary }, trees: Map<string, Tree>): boolean {
-    const file = this.program.findModule(p.module);
     const summary = this.program.summary(p.module);
-    if (!file?.rel || !summary) return false;
-    let tree = trees.get(p.module);
-    if (!tree) {
-      const text = file.root.readText(file.rel);
-      if (!text) return false;
-      tree = parsePython(text);
-      trees.set(p.module, tree);
-    }
-    const at = tree.rootNode.descendantForPosition({ row: p.row, column: p.column });
-    if (!at || at.type !== 'identifier' || at.text !== p.root) return false;
-    let fn: Node | null = at.parent;
-    while (fn && fn.type !== 'function_definition') fn = fn.parent;
-    if (!fn) return false;
+    const root = this.siteRoot(p, trees);
+    if (!summary || !root) return false;
     const receivers = this.checker.receivers;
     type Held = Extract<ReturnType<typeof receivers.member>, { kind: 'instance' }>;
     let value: ReturnType<typeof receivers.member> | undefined;
-    if (p.root === 'self') {
-      // the method around it (a function nested in a method sees the method's `self`)
-      const classOf = (f: Node): Node | null | undefined => (f.parent?.type === 'block' ? f.parent.parent : f.parent?.type === 'decorated_definition' && f.parent.parent?.type === 'block' ? f.parent.parent.parent : null);
-      let method: Node | null = fn;
-      while (method && classOf(method)?.type !== 'class_definition') {
-        method = method.parent;
-        while (method && method.type !== 'function_definition') method = method.parent;
-      }
-      const cls = method ? classOf(method) : null;
-      const top = cls?.parent?.type === 'decorated_definition' ? cls.parent.parent : cls?.parent;
-      if (cls?.type !== 'class_definition' || top?.type !== 'module') return false;
-      const bs = summary.bindings.get(cls.childForFieldName('name')?.text ?? '');
+    if ('cls' in root) {
+      const bs = summary.bindings.get(root.cls);
       if (!bs || bs.length !== 1 || bs[0].kind !== 'class') return false;
       value = { kind: 'instance', cls: bs[0].cls, summary, declared: false };
-    } else {
-      // the parameter of the function around the store, or, where that function neither takes
-      // nor binds the name, of a function around it (a closure reads the enclosing function's)
-      const rebound = new RegExp(`(?<![\\w.])${p.root}[ \\t]*(?::[^=\\n]*)?=(?!=)|\\bfor\\b[^\\n]*\\b${p.root}\\b[^\\n]*\\bin\\b|\\bas\\s+${p.root}\\b|\\b(?:global|nonlocal|del)\\s[^\\n]*\\b${p.root}\\b|${p.root}\\s*:=`);
-      let param: Node | undefined;
-      for (let f: Node | null = fn; f; ) {
-        const body = f.childForFieldName('body')?.text ?? '';
-        if (rebound.test(body)) return false;
-        const named = f.childForFieldName('parameters')?.namedChildren.find((c) => !!c && parameterName(c) === p.root);
-        if (named) {
-          param = named;
-          break;
-        }
-        // a function defined in a class body does not see the class's names: only a function around the class
-        f = f.parent;
-        while (f && f.type !== 'function_definition') f = f.parent;
-      }
-      const annotation = param?.type === 'typed_parameter' ? param.childForFieldName('type')?.text : undefined;
-      if (!annotation) return false;
-      value = receivers.annotated(annotation, summary);
-    }
+    } else value = receivers.annotated(root.annotation, summary);
     for (const a of p.chain) {
       if (value?.kind !== 'instance') return false;
       // what the classes declare an attribute to hold, where a value assigned to it is not followed

@@ -2130,9 +2130,7 @@ class FileCheck {
       names.push(s.node.childForFieldName('name')?.text ?? '<lambda>');
       for (const r of roots) if (s.locals.has(r) || s.globals.has(r) || bindsInText(s.node.text, r)) return undefined;
     }
-    const name = node.childForFieldName('name')?.text ?? '?';
-    const qualname = `${this.moduleName}.${names.reverse().join('.<locals>.')}.<locals>.${name}`;
-    return localClassInfo(outer, this.moduleName, !!this.opts.isPackage, this.imports, qualname);
+    return localClassInfo(outer, this.moduleName, !!this.opts.isPackage, this.imports, `${this.moduleName}.${names.reverse().join('.<locals>.')}.<locals>`);
   }
 
   /** The class whose method a function scope is (module-level, or defined in a function body), and the function's decorators' names. */

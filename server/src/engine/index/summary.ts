@@ -1254,14 +1254,13 @@ function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): Clas
 
 /**
  * The summary of a class defined in a function body (`def make(): class Local(Base): ...`), as a
- * module-level class of `module` would be summarised, named `qualname`. Its bases and decorators
- * are read as names of the module: the caller makes sure no function around it binds them.
+ * module-level class of `module` would be summarised, its qualified name under `outer`
+ * (`m.make.<locals>`). Its bases and decorators are read as names of the module: the caller makes
+ * sure no function around it binds them.
  */
-export function localClassInfo(node: Node, module: string, isPackage: boolean, imports: { name: string; isPackage: boolean } | undefined, qualname: string): ClassInfo | undefined {
+export function localClassInfo(node: Node, module: string, isPackage: boolean, imports: { name: string; isPackage: boolean } | undefined, outer: string): ClassInfo | undefined {
   const def = definitionOf(node);
   if (!def || def.type !== 'class_definition') return undefined;
-  const name = def.childForFieldName('name')?.text ?? '?';
-  const outer = qualname.endsWith(`.${name}`) ? qualname.slice(0, -name.length - 1) : qualname;
   return classInfo(def, decoratorsOf(node), { module, isPackage, imports }, outer);
 }
 

@@ -45,7 +45,7 @@ function unwrapOuter(text: string): string {
  * them so): what they annotate holds a T.
  */
 const ANNOTATED_LIKE = /^(?:pydantic\.|pydantic\.functional_validators\.)?(?:SkipValidation|InstanceOf)$/;
-const ANNOTATED_LIKE_OF = /^(?:pydantic\.|pydantic\.functional_validators\.)?(?:SkipValidation|InstanceOf)\[(.*)\]$/s;
+const ANNOTATED_LIKE_OF = new RegExp(`${ANNOTATED_LIKE.source.slice(0, -1)}\\[(.*)\\]$`, 's');
 
 /**
  * The class an annotation names, unwrapped from quotes, `Optional[...]` and `X | None` (a None
