@@ -820,7 +820,10 @@ async function lspRun(kind, ctx, opts) {
     return null;
   };
   // apidrift's server starts with the Node options the extension gives it
-  const argv = kind === 'apidrift' ? [process.execPath, ...SERVER_EXEC_ARGV, ctx.apidrift.server, '--stdio'] : [process.execPath, ctx.pyright.langserver, '--stdio'];
+  // and with the folder of its code cache in its storage folder, as the extension gives it
+  const init = opts.init || (kind === 'apidrift' ? { cacheDir: mkdirp(path.join(ctx.tmp, `storage-${Math.random().toString(36).slice(2)}`)) } : {});
+  const storageDir = kind === 'apidrift' ? init.cacheDir : undefined;
+  const argv = kind === 'apidrift' ? [process.execPath, ...SERVER_EXEC_ARGV, ctx.apidrift.server, ...(storageDir ? [`--code-cache=${path.join(storageDir, 'code')}`] : []), '--stdio'] : [process.execPath, ctx.pyright.langserver, '--stdio'];
   const c = new LspClient(kind, argv, { cwd: ctx.lspRoot, env, settingsFor });
   const res = { kind, baseline: !!opts.baseline, latencies: [], engineMs: [] };
   try {
@@ -838,7 +841,7 @@ async function lspRun(kind, ctx, opts) {
         },
         // as the extension starts it: with a storage folder of its own (the summary cache lives
         // there); bench/memory.js passes its own (`opts.init`)
-        initializationOptions: opts.init || (kind === 'apidrift' ? { cacheDir: mkdirp(path.join(ctx.tmp, `storage-${Math.random().toString(36).slice(2)}`)) } : {}),
+        initializationOptions: init,
         // apidrift logs the time of each check only while tracing
         trace: 'messages',
       }),

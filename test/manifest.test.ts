@@ -29,7 +29,9 @@ describe('package.json', () => {
   });
 
   it("the bundles and the parser's copy beside them keep a node's handle in a named property, and parse with it", async () => {
-    for (const f of ['server.js', 'cli.js', 'indexWorker.js', 'tree-sitter.cjs']) {
+    // (server.js is the launcher that loads serverMain.js through V8's code cache: none of the engine)
+    assert.ok(fs.statSync(path.join(ROOT, 'dist', 'server.js')).size < 20_000, 'the launcher holds no engine');
+    for (const f of ['serverMain.js', 'cli.js', 'indexWorker.js', 'tree-sitter.cjs']) {
       const text = fs.readFileSync(path.join(ROOT, 'dist', f), 'utf8');
       const cls = text.indexOf('var Node = class {');
       assert.ok(cls >= 0, f);

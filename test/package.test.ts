@@ -15,7 +15,7 @@ const ALLOWED = [
   /^extension\/LICENSE\.txt$/,
   /^extension\/icon\.png$/,
   /^extension\/media\/[\w.-]+\.png$/,
-  /^extension\/dist\/(client|server|cli|indexWorker)\.js$/,
+  /^extension\/dist\/(client|server|serverMain|cli|indexWorker)\.js$/,
   /^extension\/dist\/tree-sitter(-python)?\.wasm$/,
   /^extension\/dist\/tree-sitter\.cjs$/,
   /^extension\/syntaxes\/[\w.-]+\.tmLanguage\.json$/,
@@ -33,7 +33,7 @@ describe('the packaged extension', () => {
       console.log(`  ${members.length} files, ${(size / 1024).toFixed(0)} KiB`);
       const stray = members.filter((m) => !ALLOWED.some((re) => re.test(m)));
       assert.deepEqual(stray, [], `files that do not run: ${stray.join(', ')}`);
-      for (const needed of ['extension/dist/client.js', 'extension/dist/server.js', 'extension/dist/cli.js', 'extension/dist/indexWorker.js', 'extension/dist/tree-sitter.wasm', 'extension/dist/tree-sitter-python.wasm', 'extension/syntaxes/apidrift-report.tmLanguage.json', 'extension/readme.md', 'extension/LICENSE.txt', 'extension/icon.png']) {
+      for (const needed of ['extension/dist/client.js', 'extension/dist/server.js', 'extension/dist/serverMain.js', 'extension/dist/tree-sitter.cjs', 'extension/dist/cli.js', 'extension/dist/indexWorker.js', 'extension/dist/tree-sitter.wasm', 'extension/dist/tree-sitter-python.wasm', 'extension/syntaxes/apidrift-report.tmLanguage.json', 'extension/readme.md', 'extension/LICENSE.txt', 'extension/icon.png']) {
         assert.ok(members.includes(needed), `${needed} is missing`);
       }
       assert.ok(size <= 3 * 1024 * 1024, `${size} bytes`);

@@ -3,6 +3,7 @@
  * bar, and offers the commands. All analysis happens in the server.
  */
 import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import launch from '../../server/src/lsp/launch.json';
 import {
@@ -86,8 +87,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<{ stat
   // the old generation is collected before it grows by half again (--heap-growing-percent=50),
   // and --expose-gc lets the server collect while it builds the full index in the background.
   const execArgv = launch.execArgv;
+  // the server's code is compiled from V8's code cache, kept in the storage folder (see
+  // server/src/codeCache.ts); not while debugging, where the code is compiled eagerly
+  const args = [`--code-cache=${path.join(context.globalStorageUri.fsPath, 'code')}`];
   const serverOptions: ServerOptions = {
-    run: { module, transport: TransportKind.ipc, options: { execArgv } },
+    run: { module, transport: TransportKind.ipc, args, options: { execArgv } },
     debug: { module, transport: TransportKind.ipc, options: { execArgv: [...execArgv, '--nolazy', '--inspect=6011'] } },
   };
   const clientOptions: LanguageClientOptions = {

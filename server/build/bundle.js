@@ -8,7 +8,8 @@
  * of the many node objects a check creates an elements store of its own: creating one takes about
  * five times as long as with a named property. The bundles, and the copy beside them, hold it in
  * `node._other` instead (the class, its constructor and the one function that reads it); each
- * change must apply exactly once, or the build fails.
+ * change must apply exactly once, or the build fails. Its one dynamic `import()` becomes a
+ * `require`: the server's bundle is loaded through V8's code cache, where `import()` fails.
  *
  * Plain Node, CommonJS; esbuild is a development dependency.
  */
@@ -32,6 +33,9 @@ function patchTreeSitter(text) {
   let out = once(text, '[0] = 0;', '_other = 0;', [cls, cls + 400]);
   out = once(out, 'this[0] = other;', 'this._other = other;', [cls, cls + 1200]);
   out = once(out, 'C.setValue(address, node[0], "i32");', 'C.setValue(address, node._other, "i32");');
+  // the one dynamic import (reading a grammar given by path): a script loaded from V8's code
+  // cache cannot make one, and `require` reads the same module
+  out = once(out, 'await import("fs/promises")', 'require("fs/promises")');
   return out;
 }
 
@@ -46,11 +50,17 @@ async function main() {
   const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node18', logLevel: 'warning' };
   await esbuild.build({ ...common, entryPoints: [path.join(ROOT, 'client/src/extension.ts')], external: ['vscode'], outfile: path.join(DIST, 'client.js') });
   for (const [entry, out] of [
-    ['server/src/lsp/server.ts', 'server.js'],
+    // the server, and what the extension starts: a launcher that loads it through V8's code cache
+    ['server/src/lsp/server.ts', 'serverMain.js'],
+    ['server/src/lsp/launcher.ts', 'server.js'],
     ['server/src/cli.ts', 'cli.js'],
     ['server/src/engine/index/indexWorker.ts', 'indexWorker.js'],
   ]) {
     await esbuild.build({ ...common, entryPoints: [path.join(ROOT, entry)], outfile: path.join(DIST, out), plugins: [treeSitterPlugin] });
+    // a script compiled from a code cache cannot make a dynamic `import()` (V8 drops what Node
+    // needs for it): the bundles must not contain one
+    const dynamic = /(^|[^\w$.])import\(/m.exec(fs.readFileSync(path.join(DIST, out), 'utf8'));
+    if (dynamic) throw new Error(`dist/${out} contains a dynamic import(), which fails in a script loaded from V8's code cache`);
   }
   const pkg = (p) => path.join(ROOT, 'node_modules', p);
   fs.copyFileSync(pkg('web-tree-sitter/tree-sitter.wasm'), path.join(DIST, 'tree-sitter.wasm'));

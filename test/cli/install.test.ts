@@ -25,7 +25,7 @@ describe('the npm package', () => {
       const info = JSON.parse(pack.stdout)[0] as { filename: string; files: Array<{ path: string }> };
       const files = info.files.map((f) => f.path).sort();
       // (the README's pictures ship with it: the extension page and the package page show them)
-      assert.deepEqual(files, ['LICENSE', 'README.md', 'dist/cli.js', 'dist/client.js', 'dist/indexWorker.js', 'dist/server.js', 'dist/tree-sitter-python.wasm', 'dist/tree-sitter.wasm', 'icon.png', 'media/api-changes.png', 'media/quick-fix.png', 'media/status.png', 'package.json', 'syntaxes/apidrift-report.tmLanguage.json']);
+      assert.deepEqual(files, ['LICENSE', 'README.md', 'dist/cli.js', 'dist/client.js', 'dist/indexWorker.js', 'dist/server.js', 'dist/serverMain.js', 'dist/tree-sitter-python.wasm', 'dist/tree-sitter.cjs', 'dist/tree-sitter.wasm', 'icon.png', 'media/api-changes.png', 'media/quick-fix.png', 'media/status.png', 'package.json', 'syntaxes/apidrift-report.tmLanguage.json']);
 
       const app = path.join(work, 'app');
       fs.mkdirSync(app);

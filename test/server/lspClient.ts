@@ -35,10 +35,11 @@ export class TestClient {
   readonly registrations: Array<{ method: string; registerOptions?: unknown }> = [];
   private waiters: Array<() => void> = [];
 
-  constructor(settings: { targets: string[]; baseline?: string[]; [key: string]: unknown }, env: NodeJS.ProcessEnv = {}) {
+  /** `args`: the server's own arguments besides `--stdio` (the extension gives `--code-cache=DIR`). */
+  constructor(settings: { targets: string[]; baseline?: string[]; [key: string]: unknown }, env: NodeJS.ProcessEnv = {}, args: string[] = []) {
     this.settings = settings;
     // started as the extension starts it
-    this.proc = spawn(process.execPath, [...launch.execArgv, path.join(DIST, 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    this.proc = spawn(process.execPath, [...launch.execArgv, path.join(DIST, 'server.js'), ...args, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     this.proc.stderr!.on('data', (d) => this.logs.push(String(d)));
     this.conn = createMessageConnection(new StreamMessageReader(this.proc.stdout!), new StreamMessageWriter(this.proc.stdin!));
     this.conn.onNotification('textDocument/publishDiagnostics', (p: { uri: string; version?: number; diagnostics: Diagnostic[] }) => {

@@ -111,7 +111,9 @@ export function initParser(dir?: string): Promise<Parser> {
 async function newParser(b: typeof binding, where: WasmLocation): Promise<Parser> {
   rememberNodeTypes(b);
   await b.Parser.init({ locateFile: () => where.runtime });
-  const language = await b.Language.load(where.grammar);
+  // the grammar's bytes, not its path: given a path, the library reads it through a dynamic
+  // `import()`, which a script compiled from a code cache cannot make
+  const language = await b.Language.load(new Uint8Array(fs.readFileSync(where.grammar)));
   const parser = new b.Parser();
   parser.setLanguage(language);
   return parser;

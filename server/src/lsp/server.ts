@@ -47,6 +47,7 @@ import { keyOf, lineStarts, type Shown, toWithhold, TYPING_PAUSE_MS } from './ty
 import { WorkspaceChecker } from './workspaceMode';
 import { cellsAsModule, placeInCells } from '../cli/notebook';
 import { TargetWatcher } from './watch';
+import { codeCacheHook } from '../codeCache';
 
 /** How long edits are gathered before a slow document is re-checked. */
 const DEBOUNCE_MS = 120;
@@ -111,6 +112,8 @@ function saveCacheSoon(): void {
 }
 // what the cache learnt just before the editor closes is there for the next start
 connection.onShutdown(() => {
+  // (and the code cache, when typing kept it from being written)
+  if (codeCache === 'waiting') saveCodeCache();
   if (saveTimer === undefined) return;
   clearTimeout(saveTimer);
   saveTimer = undefined;
@@ -641,6 +644,32 @@ async function validate(uri: string, version: number): Promise<void> {
   traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} units reused, ${t?.unitsChecked ?? 0} re-checked, ${(performance.now() - started).toFixed(1)} ms until published, ${(t?.totalMs ?? performance.now() - started).toFixed(1)} ms`);
 }
 
+/**
+ * The launcher's code cache (see codeCache.ts) is written once, after the first diagnostics (the
+ * first check's functions are compiled by then), at a moment without typing: a start that took a
+ * good cache writes nothing.
+ */
+let codeCache: 'idle' | 'waiting' | 'done' = 'idle';
+function saveCodeCache(): void {
+  const hook = codeCacheHook();
+  codeCache = 'done';
+  if (!hook) return;
+  hook.save();
+  log(hook.state.saved ? `code cache written: ${hook.state.file}` : `code cache not written: ${hook.state.error}`);
+}
+function saveCodeCacheSoon(): void {
+  const hook = codeCacheHook();
+  if (codeCache !== 'idle' || !hook || hook.state.state === 'off' || hook.state.state === 'used') return;
+  codeCache = 'waiting';
+  const attempt = (): void => {
+    if (codeCache !== 'waiting') return;
+    const now = Date.now();
+    if ([...editedAt.values()].some((t) => now - t < 2000)) setTimeout(attempt, 2000).unref();
+    else saveCodeCache();
+  };
+  setTimeout(attempt, 1000).unref();
+}
+
 /** What the editor shows of each document (for the typing pause). */
 const shownFindings = new Map<string, Shown>();
 /** When each document was last edited. */
@@ -661,6 +690,7 @@ function publish(uri: string, version: number, text: string, findings: Finding[]
   const starts = lineStarts(text);
   shownFindings.set(uri, { text, keys: new Set(findings.filter((_, i) => !held[i]).map((f) => keyOf(starts, f))), edited: typing?.edited });
   void connection.sendDiagnostics({ uri, version, diagnostics: diagnostics.filter((_, i) => !held[i]) });
+  saveCodeCacheSoon();
   if (!held.includes(true)) return;
   traceLog(`${shown(uriToPath(uri))} v${version}: ${held.filter(Boolean).length} new findings on the edited statement wait for a pause in typing`);
   pauseTimers.set(
@@ -725,6 +755,11 @@ connection.onInitialize((params): InitializeResult => {
   // files, not after the first file arrives (opening the target waits for the same promise, and
   // says so if it fails)
   initParser(__dirname).catch(() => undefined);
+  const code = codeCacheHook()?.state;
+  if (code && code.state !== 'off') {
+    const what = { none: 'none yet (written after the first check)', used: 'loaded', rejected: 'made by another build, Node or flags (written anew after the first check)', damaged: 'damaged, set aside (written anew after the first check)' }[code.state];
+    log(`code cache: ${what}: ${code.file}`);
+  }
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
