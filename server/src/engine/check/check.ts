@@ -19,6 +19,8 @@ import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type Statemen
 import { applySuppressions } from './suppress';
 import { decideVersionTest, type VersionNames, versionString } from './versionTests';
 import { notNnModuleMember } from '../resolve/specials';
+import { LibrarySites } from './librarySites';
+import { dotted } from '../syntax';
 
 /**
  * Expressions, whose parts bind no name of the enclosing function except through `:=` (a walk for
@@ -111,6 +113,12 @@ export interface OverrideInfo {
   overridesNothing?: boolean;
   /** With `overridesNothing`: the one method new in a target class of the MRO with the same parameters, by name (`Model.embed_input_ids`). */
   renamedTo?: string;
+  /**
+   * With a baseline, for a base method whose signature changed (or that is new): every call of
+   * the method the target makes by name either never runs on this class's instances or binds to
+   * this override as it stands (see `LibrarySites`). Why, in words.
+   */
+  unreached?: string;
 }
 
 export interface CheckResult {
@@ -715,10 +723,13 @@ function identifierTargets(node: Node | null, out: string[]): void {
 export class Checker {
   readonly callables: Callables;
   readonly receivers: Receivers;
+  /** The target's calls of methods by name, for overrides whose base changed. */
+  readonly librarySites: LibrarySites;
 
   constructor(readonly program: Program) {
     this.callables = new Callables(program);
     this.receivers = new Receivers(program, this.callables);
+    this.librarySites = new LibrarySites(program);
   }
 
   /** `raw`: a parse of exactly `text` that the caller keeps (and deletes) itself. */
@@ -1361,6 +1372,8 @@ class FileCheck {
       if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) continue;
       const own = cls.members.get(method)?.find((b) => b.kind === 'def');
       const cv = this.opts.crossVersion;
+      const newInTarget = !!cv?.baselineHasClass?.(base.owner.module, base.owner.qualname) && !cv.baselineClassHas?.(base.owner.module, base.owner.qualname, method, true);
+      const unreached = own?.kind === 'def' ? this.unreachedOverride(mro, method, own.fn, base.fn.params, base.owner, newInTarget) : undefined;
       this.overrides.push({
         range: rangeOf(nameNode),
         method,
@@ -1368,9 +1381,72 @@ class FileCheck {
         params: base.fn.params,
         own: own?.kind === 'def' ? own.fn.params : undefined,
         definition: { file: base.summary.file, line: base.fn.line },
-        ...(cv?.baselineHasClass?.(base.owner.module, base.owner.qualname) && !cv.baselineClassHas?.(base.owner.module, base.owner.qualname, method, true) ? { newInTarget: true } : {}),
+        ...(newInTarget ? { newInTarget: true } : {}),
+        ...(unreached ? { unreached } : {}),
       });
     }
+  }
+
+  /**
+   * With a baseline, for an override (`own`, in the class whose MRO is `mro`) of a target method
+   * whose parameters differ from the baseline's (or that is new in the target): why no call the
+   * target makes of the method by name passes this override arguments it does not take, or
+   * undefined when one may, or when the target makes none by name (it may call it another way).
+   * Each call found is either not run on this class's instances (`C.m(...)` on a class of its
+   * module, `super().m(...)`, `self.m(...)` in a method `k` of a class this one does not resolve
+   * `k` to) or binds to the override as it stands, without star arguments and without a
+   * positional argument that now reaches another parameter of the base than in the baseline.
+   */
+  private unreachedOverride(mro: Entry[], method: string, own: FunctionInfo, targetParams: Param[], owner: ClassInfo, newInTarget: boolean): string | undefined {
+    const cv = this.opts.crossVersion;
+    if (!cv?.baselineMethod) return undefined;
+    const was = newInTarget ? undefined : cv.baselineMethod(owner.module, owner.qualname, method);
+    const shape = (ps: Param[]): string => ps.map((p) => `${p.kind}:${p.name}:${p.hasDefault}`).join(',');
+    if (!newInTarget && (!was || shape(was.params) === shape(targetParams))) return undefined;
+    const sites = this.checker.librarySites.sites(method);
+    if (sites.length === 0) return undefined;
+    const isStatic = own.decorators.some((d) => /^(builtins\.)?staticmethod$/.test(dotted(d) ?? ''));
+    const ownParams = isStatic ? own.params : own.params.slice(1);
+    const sig = { params: ownParams, name: method, qualname: method, definition: null, origin: '' } as Sig;
+    const slots = (ps: Param[]): string[] => ps.filter((p) => p.kind === 'posonly' || p.kind === 'normal').map((p) => p.name);
+    const targetSlots = slots(targetParams).slice(isStatic ? 0 : 1);
+    const wasSlots = was ? slots(was.params).slice(isStatic ? 0 : 1) : targetSlots;
+    const targetNames = new Set(targetParams.map((p) => p.name));
+    /** Whether `name` resolves, along `mro`, to the class `owner`'s (undefined where a base the engine cannot see comes first). */
+    const resolves = (name: string, owner: string): boolean | undefined => {
+      for (const e of mro) {
+        if (e.kind === 'class') {
+          if (e.cls.qualname === owner) return true;
+          if (e.cls.members.has(name)) return false;
+        } else if (e.kind === 'special') {
+          if (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && notNnModuleMember(name))) continue;
+          return e.name === 'torch.nn.Module' ? false : undefined;
+        } else return undefined;
+      }
+      // the class is not along this one's MRO: its `self` is never an instance of this one
+      return false;
+    };
+    let reached = 0;
+    for (const site of sites) {
+      if (site.receiver === 'class' || site.receiver === 'super') continue;
+      if (site.receiver === 'self') {
+        const r = resolves(site.method!, site.owner!);
+        if (r === false) continue;
+      }
+      reached++;
+      if (site.args.some((a) => a.kind === 'star' || a.kind === 'dstar')) return undefined;
+      if (bindCall(sig, site.args).length > 0) return undefined;
+      // a positional argument that now lands on another parameter of the base than before binds,
+      // with a value meant for another parameter
+      const positional = site.args.filter((a) => a.kind === 'positional').length;
+      for (let i = 0; i < positional && i < wasSlots.length && i < targetSlots.length; i++) {
+        if (wasSlots[i] !== targetSlots[i] && targetNames.has(wasSlots[i])) return undefined;
+      }
+    }
+    const n = sites.length;
+    return reached === 0
+      ? `none of the target's ${n} call${n === 1 ? '' : 's'} of ${method}() runs on this class's instances`
+      : `the target's calls of ${method}() that may run on this class's instances (${reached} of ${n}) bind to this override as it stands`;
   }
 
   /**

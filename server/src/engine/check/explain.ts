@@ -237,15 +237,22 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     if (!b) {
       // a method of the user's that a base class of the target now has too: the library calls it
       // through the new base method's signature
-      if (o.newInTarget && o.own && !fitsTarget(o.own, o.params)) {
+      if (o.newInTarget && o.own && !fitsTarget(o.own, o.params) && !o.unreached) {
         const shown = o.base.slice(o.base.lastIndexOf('.', o.base.lastIndexOf('.') - 1) + 1);
         const params = o.params.filter((p, i) => i > 0 || !/^(self|cls)$/.test(p.name)).map((p) => p.name);
         overrideWarning(o, `${o.base} is new in the target, and this method now overrides it: it will be called as ${shown}(${params.join(', ')}) is`, `\`${o.base}\` was added`);
       }
       continue;
     }
-    const changes = diffParams(b.params, o.params);
+    // a parameter renamed where it stands that the override takes under neither name, or a
+    // keyword-only one it never took that the base dropped, changes no call of it: the library's
+    // calls that bound to it before did not pass that keyword (positions stay where they were)
+    const ownNames = new Set((o.own ?? []).map((p) => p.name));
+    const keywordOnlyBefore = new Set(b.params.filter((p) => p.kind === 'kwonly').map((p) => p.name));
+    const changes = diffParams(b.params, o.params).filter((c) => !o.own || !((c.kind === 'renamed' && !ownNames.has(c.param) && !ownNames.has(c.to!)) || (c.kind === 'removed' && keywordOnlyBefore.has(c.param) && !ownNames.has(c.param))));
     if (changes.length === 0) continue;
+    // the target's calls of the method by name miss this override or bind to it
+    if (o.unreached) continue;
     // a base that only came to allow more calls (a parameter given a default, or made positional)
     // says nothing of the calls the library makes: those that bound before still bind
     if (changes.every((c) => ALLOWS_MORE.has(c.kind))) continue;

@@ -1,0 +1,145 @@
+/**
+ * A changed base method warns about an override only where the library may call the override with
+ * the new arguments. The target's calls of the method by name are read: a call on a class named
+ * in its module (`Batch.make(...)`), `super().m(...)`, and `self.m(...)` in a method the user's
+ * class overrides never run the user's override; a call that binds to the override as it stands
+ * passes it nothing it lacks. Where the target makes no call of the method by name (it may call it
+ * through `getattr`, or through `__call__`), the warning stays.
+ */
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Engine, type CheckResult } from '../../server/src/engine';
+import { tempTree } from '../helpers';
+
+const lines = (r: CheckResult): string[] => r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+
+/** The library in two versions: each method's signature changes, the callers are the same except for what the change needs. */
+function lib(v: 1 | 2): Record<string, string> {
+  const two = v === 2;
+  return {
+    'lib/__init__.py': '',
+    'lib/sampler.py': [
+      'class Sampler:',
+      // renamed where it stands; the library passes it by position
+      `    def sample(self, logits, ${two ? 'index_map' : 'idx_mapping'}):`,
+      '        return logits',
+      '',
+      'def run(s: Sampler, logits, m):',
+      '    return s.sample(logits, m)',
+      '',
+      'class Batch:',
+      // a classmethod the library calls on the class itself
+      '    @classmethod',
+      `    def make(cls, n${two ? ', device' : ''}):`,
+      '        return cls()',
+      '',
+      'def dummy(n):',
+      `    return Batch.make(n${two ? ', "cpu"' : ''})`,
+      '',
+      'class Layer:',
+      // called only through super() in a subclass of the library's
+      `    def go(self, x${two ? ', y' : ''}):`,
+      '        return x',
+      '',
+      'class Deep(Layer):',
+      `    def go(self, x${two ? ', y' : ''}):`,
+      `        return super().go(x${two ? ', y' : ''})`,
+      '',
+      'class Runner:',
+      // a new required parameter, passed by the one caller: `self._prep` in `step`
+      `    def _prep(self, a${two ? ', n' : ''}):`,
+      '        return a',
+      '',
+      '    def step(self, a):',
+      `        return self._prep(a${two ? ', 2' : ''})`,
+      '',
+      'class Platform:',
+      // a new optional parameter, passed by keyword
+      '    @classmethod',
+      `    def backend(cls, selected, config${two ? ', num_heads=None' : ''}):`,
+      '        return ""',
+      '',
+      'def select(p: Platform, selected, config, heads):',
+      `    return p.backend(selected, config=config${two ? ', num_heads=heads' : ''})`,
+      '',
+      'class Worker:',
+      // renamed keyword the overrides never took
+      `    def load(self, ${two ? 'eep_dummy' : 'eep_scale_up'}=False):`,
+      '        pass',
+      '',
+      'def start(w: Worker):',
+      `    w.load(${two ? 'eep_dummy' : 'eep_scale_up'}=True)`,
+      '',
+      'class Hidden:',
+      // called only through getattr: no call by name
+      `    def hook(self, x${two ? ', y' : ''}):`,
+      '        pass',
+      '',
+      'def call(h, name):',
+      '    return getattr(h, name)(1)',
+      '',
+    ].join('\n'),
+  };
+}
+
+describe('overrides of changed methods, against what the library calls', () => {
+  const v1 = tempTree(lib(1));
+  const v2 = tempTree(lib(2));
+
+  it('stay quiet where the library never calls them with arguments they lack, and warn where it may', async () => {
+    const engine = await Engine.open({ targets: [v2], baseline: [v1] });
+    const user = [
+      'from lib.sampler import Sampler, Batch, Runner, Platform, Worker, Hidden, Layer',
+      'class MySampler(Sampler):',
+      '    def sample(self, logits, idx_mapping):',
+      '        return logits',
+      'class MyBatch(Batch):',
+      '    @classmethod',
+      '    def make(cls, n):',
+      '        return cls()',
+      'class MyRunner(Runner):',
+      '    def _prep(self, a):',
+      '        return a',
+      '    def step(self, a):',
+      '        return self._prep(a)',
+      'class MyPlatform(Platform):',
+      '    @classmethod',
+      '    def backend(cls, selected, config, **kwargs):',
+      '        return "x"',
+      'class MyWorker(Worker):',
+      '    def load(self):',
+      '        pass',
+      'class MyHidden(Hidden):',
+      '    def hook(self, x):',
+      '        pass',
+      'class MyLayer(Layer):',
+      '    def go(self, x):',
+      '        return x',
+      '',
+    ].join('\n');
+    // only the method called through getattr: the library's calls of it cannot be read
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['22:changed-override']);
+  });
+
+  it('warn where a call the library makes reaches the override and does not bind to it', async () => {
+    const engine = await Engine.open({ targets: [v2], baseline: [v1] });
+    const user = [
+      'from lib.sampler import Runner, Platform, Sampler',
+      // does not override step: the library's step calls this _prep with two arguments
+      'class OnlyPrep(Runner):',
+      '    def _prep(self, a):',
+      '        return a',
+      // no **kwargs: num_heads= does not bind
+      'class Strict(Platform):',
+      '    @classmethod',
+      '    def backend(cls, selected, config):',
+      '        return "x"',
+      // takes the old name by keyword only: the library's positional call does not bind to it
+      'class KeywordOnly(Sampler):',
+      '    def sample(self, logits, *, idx_mapping):',
+      '        return logits',
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['3:changed-override', '7:changed-override', '10:changed-override']);
+  });
+});
