@@ -4,7 +4,8 @@
  * in its module (`Batch.make(...)`), `super().m(...)`, and `self.m(...)` in a method the user's
  * class overrides never run the user's override; a call that binds to the override as it stands
  * passes it nothing it lacks. Where the target makes no call of the method by name (it may call it
- * through `getattr`, or through `__call__`), the warning stays.
+ * through `getattr`, or through `__call__`), where it writes the name as a string (an RPC by name), and
+ * for a special method (the language calls it), the warning stays.
  */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -70,6 +71,36 @@ function lib(v: 1 | 2): Record<string, string> {
       'def start(w: Worker):',
       `    w.load(${two ? 'eep_dummy' : 'eep_scale_up'}=True)`,
       '',
+      'class Ticker:',
+      // a new optional parameter; one call by name binds to the override, but the name is also a
+      // string the library dispatches on
+      `    def tick(self, x${two ? ', y=None' : ''}):`,
+      '        pass',
+      '',
+      'def rpc(w, method, *args):',
+      '    return getattr(w, method)(*args)',
+      '',
+      'def drive(w: Ticker):',
+      `    w.tick(1)`,
+      `    rpc(w, "tick", 1${two ? ', 2' : ''})`,
+      '',
+      'class Config:',
+      // a special method: the language calls it (a dataclass's __init__ calls __post_init__)
+      `    def __post_init__(self${two ? ', extra' : ''}):`,
+      '        pass',
+      '',
+      'def post(c: Config):',
+      `    c.__post_init__(${two ? '1' : ''})`,
+      '',
+      'import torch',
+      'class Attn(torch.nn.Module):',
+      // torch.nn.Module's __call__ runs forward: the calls `self.attn(...)` name no method
+      `    def forward(self, x${two ? ', scale' : ''}):`,
+      '        return x',
+      '',
+      'def apply(a: Attn, x):',
+      `    return a.forward(x${two ? ', scale=1.0' : ''})`,
+      '',
       'class Hidden:',
       // called only through getattr: no call by name
       `    def hook(self, x${two ? ', y' : ''}):`,
@@ -89,7 +120,7 @@ describe('overrides of changed methods, against what the library calls', () => {
   it('stay quiet where the library never calls them with arguments they lack, and warn where it may', async () => {
     const engine = await Engine.open({ targets: [v2], baseline: [v1] });
     const user = [
-      'from lib.sampler import Sampler, Batch, Runner, Platform, Worker, Hidden, Layer',
+      'from lib.sampler import Sampler, Batch, Runner, Platform, Worker, Hidden, Layer, Ticker, Config, Attn',
       'class MySampler(Sampler):',
       '    def sample(self, logits, idx_mapping):',
       '        return logits',
@@ -115,10 +146,20 @@ describe('overrides of changed methods, against what the library calls', () => {
       'class MyLayer(Layer):',
       '    def go(self, x):',
       '        return x',
+      'class MyTicker(Ticker):',
+      '    def tick(self, x):',
+      '        pass',
+      'class MyConfig(Config):',
+      '    def __post_init__(self):',
+      '        pass',
+      'class MyAttn(Attn):',
+      '    def forward(self, x, **kwargs):',
+      '        return x',
       '',
     ].join('\n');
-    // only the method called through getattr: the library's calls of it cannot be read
-    assert.deepEqual(lines(engine.check(user, 'user.py')), ['22:changed-override']);
+    // the methods called through getattr, by a name the library writes as a string, by the
+    // language, and by torch.nn.Module's __call__: the library's calls of them cannot all be read
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['22:changed-override', '28:changed-override', '31:changed-override', '34:changed-override']);
   });
 
   it('warn where a call the library makes reaches the override and does not bind to it', async () => {

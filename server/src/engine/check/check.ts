@@ -194,6 +194,24 @@ function patchedOnLine(line: string, byLine?: Map<string, string[]>): string[] {
   return names;
 }
 
+/**
+ * `a` and `b` lie in different branches of one `if` statement inside `fn` (its body, an `elif`,
+ * its `else`), with no loop around that statement in `fn`: one run of `fn` takes only one of them.
+ */
+function otherBranch(a: Node, b: Node, fn: Node): boolean {
+  const inside = (n: Node, outer: Node): boolean => n.startIndex >= outer.startIndex && n.endIndex <= outer.endIndex;
+  let common: Node | null = a.parent;
+  // the innermost statement around both
+  while (common && common.id !== fn.id && !inside(b, common)) common = common.parent;
+  if (!common || common.id === fn.id || common.type !== 'if_statement') return false;
+  const branches = common.namedChildren.filter((c): c is Node => !!c && (c.type === 'block' || c.type === 'elif_clause' || c.type === 'else_clause'));
+  const ia = branches.findIndex((c) => inside(a, c));
+  const ib = branches.findIndex((c) => inside(b, c));
+  if (ia < 0 || ib < 0 || ia === ib) return false;
+  for (let q = common.parent; q && q.id !== fn.id; q = q.parent) if (q.type === 'for_statement' || q.type === 'while_statement') return false;
+  return true;
+}
+
 /** Node types that hold targets of an assignment, a loop or `with ... as` inside them. */
 const TARGET_HOLDERS = new Set(['pattern_list', 'tuple_pattern', 'list_pattern', 'tuple', 'list', 'parenthesized_expression', 'list_splat_pattern', 'as_pattern_target', 'expression_list']);
 
@@ -979,7 +997,8 @@ class FileCheck {
       // `global x` anywhere in the file changes what a module-level `x = C(...)` is taken for
       (this.shared.text.match(/\bglobal\s[^\n]*/g) ?? []).join('\n'),
       // names the file patches onto classes decide whether a method the target lost is reported
-      this.opts.crossVersion ? this.patched().join(' ') : '',
+      // (and how often it does: see `setOnlyAfter`)
+      this.opts.crossVersion ? this.patchedCounts() : '',
       this.testedModules().join(' '),
       this.testedAttributes().join(' '),
       // names assigned from a version decide which conditions are version tests
@@ -1024,6 +1043,39 @@ class FileCheck {
       if (m.index! < node.endIndex || m.index! >= fn.endIndex) return false;
     }
     return any;
+  }
+
+  /**
+   * Every place the file sets `.attr` on something (`a.b.attr = ...`) is in the function around
+   * `node`, and each comes after it or in another branch of an `if` than it (with no loop around
+   * that `if` in the function), and nothing sets it by `setattr`: the first time the read runs,
+   * nothing of this file has set the attribute yet (`x = cfg.attr` ... `cfg.attr = y`).
+   */
+  private setOnlyAfter(node: Node, attr: string): boolean {
+    let fn: Node | null = node.parent;
+    while (fn && fn.type !== 'function_definition') fn = fn.parent;
+    if (!fn) return false;
+    const text = this.shared.text;
+    if (new RegExp(`\\bsetattr\\s*\\([^,()]*,\\s*(['"])${attr}\\1`).test(text)) return false;
+    let any = false;
+    // the stores `patchedNames` reads (not `self.x = ...`): how many there are is part of what a
+    // reused result depends on (see `moduleWide`)
+    for (const m of text.matchAll(new RegExp(`(?<![\\w.])([A-Za-z_][\\w.]*)\\.${attr}[ \\t]*(?::[^=\\n]*)?=(?!=)`, 'g'))) {
+      if (/^(self|cls)$/.test(m[1])) continue;
+      any = true;
+      if (m.index! < fn.startIndex || m.index! >= fn.endIndex) return false;
+      if (m.index! >= node.endIndex) continue;
+      const store = fn.descendantForIndex(m.index!);
+      if (!store || !otherBranch(store, node, fn)) return false;
+    }
+    return any;
+  }
+
+  /** How many times the file sets each name `patchedNames` reads, for `moduleWide`. */
+  private patchedCounts(): string {
+    const counts = new Map<string, number>();
+    for (const line of this.shared.text.split('\n')) if (line.includes('=')) for (const n of patchedOnLine(line, patchedLines)) counts.set(n, (counts.get(n) ?? 0) + 1);
+    return [...counts].map(([n, c]) => `${n}:${c}`).sort().join(' ');
   }
 
   /**
@@ -1403,8 +1455,12 @@ class FileCheck {
     const was = newInTarget ? undefined : cv.baselineMethod(owner.module, owner.qualname, method);
     const shape = (ps: Param[]): string => ps.map((p) => `${p.kind}:${p.name}:${p.hasDefault}`).join(',');
     if (!newInTarget && (!was || shape(was.params) === shape(targetParams))) return undefined;
-    const sites = this.checker.librarySites.sites(method);
-    if (sites.length === 0) return undefined;
+    // a special method is called by the language (`__post_init__` by a dataclass's `__init__`)
+    if (/^__\w+__$/.test(method)) return undefined;
+    // a base outside the target may call the method itself (torch.nn.Module's `__call__` calls `forward`)
+    if (mro.some((e) => e.kind !== 'class' && !(e.kind === 'special' && (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && notNnModuleMember(method)))))) return undefined;
+    const { sites, byString } = this.checker.librarySites.sites(method);
+    if (sites.length === 0 || byString) return undefined;
     const isStatic = own.decorators.some((d) => /^(builtins\.)?staticmethod$/.test(dotted(d) ?? ''));
     const ownParams = isStatic ? own.params : own.params.slice(1);
     const sig = { params: ownParams, name: method, qualname: method, definition: null, origin: '' } as Sig;
@@ -2803,11 +2859,26 @@ class FileCheck {
     if (parent?.type === 'delete_statement') return;
     const obj = node.childForFieldName('object');
     const attr = node.childForFieldName('attribute');
+    if (obj?.type === 'call' && obj.childForFieldName('function')?.text === 'super' && attr && !this.inError && !node.hasError && !(parent?.type === 'call' && parent.childForFieldName('function')?.id === node.id) && !isStoreTarget(node)) {
+      // `super().m` read, not called (a call is checked as a call)
+      const context = this.superContext(obj, scope);
+      if (context && !this.checker.callables.superMember(context.mro, 1, attr.text, (c, summary) => this.checker.receivers.decoratorChanges(c, summary, attr.text))) this.removedSuperMember(obj, attr.text, context.cls, context.mro);
+      return;
+    }
     if (!obj || !attr || (obj.type !== 'identifier' && obj.type !== 'attribute')) return;
     if (this.inError || node.hasError) return;
     const base = this.valueOfExpr(obj, scope);
     if (base?.kind === 'instance') {
       this.removedAttributeRead(node, attr, base);
+      return;
+    }
+    if (base && isInstanceUnion(base)) {
+      // an attribute that holds one of several classes, none of which has the name
+      const parent = node.parent;
+      if ((parent?.type === 'call' && parent.childForFieldName('function')?.id === node.id) || isStoreTarget(node) || !this.opts.crossVersion?.baselineClassHas) return;
+      if (!base.values.every((b) => ((m) => m.kind === 'unknown' && m.absent)(this.checker.receivers.member(b, attr.text)))) return;
+      const one = this.absentFromAll(base.values, attr.text);
+      if (one) this.removedMember(node, attr, one.inst, attr.text, false);
       return;
     }
     if (base?.kind === 'class') {
@@ -2898,7 +2969,9 @@ class FileCheck {
         // an instance of one of several classes: the call is checked against each class's method
         const members = base.values.map((b) => this.checker.receivers.member(b, attr));
         const bad = members.find((m) => m.kind !== 'function');
-        if (bad) return this.targetish(base) ? { untraced: bad.kind === 'unknown' ? bad.reason : `${attr} is not a method of every class it may hold` } : undefined;
+        // none of the classes it may hold has the method: whichever it holds, the call fails
+        const absent = members.every((m) => m.kind === 'unknown' && m.absent) ? this.absentFromAll(base.values, attr) : undefined;
+        if (bad) return this.targetish(base) ? { untraced: bad.kind === 'unknown' ? bad.reason : `${attr} is not a method of every class it may hold`, absent } : undefined;
         const value: Value = { kind: 'anyOf', values: members };
         return { spec: this.checker.callables.specOf(value, 'instance'), value, receivers: base.values, method: attr };
       }
@@ -2968,6 +3041,22 @@ class FileCheck {
   }
 
   /**
+   * Of instances of several classes, none of which has `attr` (see `Receivers.member`): the one to
+   * report the removed attribute on, when nothing may give it to any of them (the target setting
+   * it from outside, a subclass a declared one may be); undefined otherwise.
+   */
+  private absentFromAll(insts: Instance[], attr: string): { inst: Instance; attr: string } | undefined {
+    for (const inst of insts) {
+      if (this.opts.crossVersion?.targetPatches?.(attr, inst) !== false) return undefined;
+      if (inst.declared && this.checker.receivers.subclassMayHave(inst.cls, inst.summary, attr, !this.isUser(inst.summary))) return undefined;
+    }
+    // one whose class the baseline gave it (through a class of the target along its MRO)
+    const cv = this.opts.crossVersion;
+    const had = insts.find((inst) => this.checker.callables.mro(inst.cls, inst.summary)?.some((e) => e.kind === 'class' && !this.isUser(e.summary) && !!cv?.baselineClassHas?.(e.cls.module, e.cls.qualname, attr)));
+    return had ? { inst: had, attr } : undefined;
+  }
+
+  /**
    * `C.x` or `C.m(...)` on a class of the target whose MRO (every class of it seen, no metaclass
    * but ABCMeta) no longer defines, assigns or declares `x`, while the baseline's class had it: an
    * AttributeError, reported as a removed method of an instance is, under the same conditions.
@@ -2998,7 +3087,8 @@ class FileCheck {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineClassHas || this.opts.moduleName) return false;
     if (this.otherVersion(call) || guardedBy(call, HANDLES_ATTRIBUTE_ERROR) || attributeTested(call, attr)) return false;
-    if (this.patched().includes(attr) || this.opts.projectPatched?.has(attr)) return false;
+    // (a name this file sets only after the read, in the same function, gives it nothing back)
+    if ((this.patched().includes(attr) && !this.setOnlyAfter(call, attr)) || this.opts.projectPatched?.has(attr)) return false;
     const mro = this.checker.callables.mro(inst.cls, inst.summary);
     if (!mro) return false;
     let had: { cls: ClassInfo; summary: ModuleSummary; definer: string } | undefined;
@@ -3134,7 +3224,8 @@ class FileCheck {
 
   private ownClasses?: Array<{ cls: ClassInfo; summary: ModuleSummary }>;
 
-  private superSpec(superCall: Node, attr: string, scope: Scope): Resolved | undefined {
+  /** The class `super()` is written in (a method of it, or a function in one) and its MRO; undefined elsewhere. */
+  private superContext(superCall: Node, scope: Scope): { cls: ClassInfo; mro: Entry[] } | undefined {
     const args = argumentNodes(superCall.childForFieldName('arguments'));
     let fnScope: Scope | undefined = scope;
     while (fnScope && (fnScope.kind !== 'function' || fnScope.comprehension)) fnScope = fnScope.parent;
@@ -3142,11 +3233,69 @@ class FileCheck {
     if (!fnScope || !clsScope || clsScope.kind !== 'class' || !clsScope.cls) return undefined;
     if (args.length !== 0 && !(args.length === 2 && args[0]?.text === clsScope.cls.name)) return undefined;
     const mro = this.checker.callables.mro(clsScope.cls, this.summary);
-    if (!mro) return undefined;
-    const v = this.checker.callables.superMember(mro, 1, attr, (cls, summary) => this.checker.receivers.decoratorChanges(cls, summary, attr));
-    if (!v) return undefined;
+    return mro ? { cls: clsScope.cls, mro } : undefined;
+  }
+
+  private superSpec(superCall: Node, attr: string, scope: Scope): Resolved | undefined {
+    const context = this.superContext(superCall, scope);
+    if (!context) return undefined;
+    const { cls, mro } = context;
+    const v = this.checker.callables.superMember(mro, 1, attr, (c, summary) => this.checker.receivers.decoratorChanges(c, summary, attr));
+    if (!v) {
+      this.removedSuperMember(superCall, attr, cls, mro);
+      return undefined;
+    }
     // __new__ is a static method: super().__new__(cls, ...) passes cls explicitly
-    return { spec: this.checker.callables.specOf(v, attr === '__new__' ? 'class' : 'instance'), value: v, superOf: { cls: clsScope.cls, method: attr } };
+    return { spec: this.checker.callables.specOf(v, attr === '__new__' ? 'class' : 'instance'), value: v, superOf: { cls, method: attr } };
+  }
+
+  /**
+   * `super().m` where no class after `cls` along its MRO defines `m` (every one of them seen; see
+   * `superMember`), while one of the baseline's did: `super()` looks only in the classes' own
+   * namespaces, so this raises AttributeError. Reported as a removed method is, under the same
+   * conditions, and only when no class of the file or the project derives from `cls` with other
+   * bases too (its MRO after `cls` may hold another class).
+   */
+  private removedSuperMember(superCall: Node, attr: string, cls: ClassInfo, mro: Entry[]): void {
+    const cv = this.opts.crossVersion;
+    if (!cv?.baselineClassHas || this.opts.moduleName || attr.startsWith('__')) return;
+    const read = superCall.parent;
+    const nameNode = read?.type === 'attribute' ? read.childForFieldName('attribute') : null;
+    if (!read || !nameNode) return;
+    const called = read.parent?.type === 'call' && read.parent.childForFieldName('function')?.id === read.id ? read.parent : undefined;
+    const at = called ?? read;
+    if (this.otherVersion(at) || guardedBy(at, HANDLES_ATTRIBUTE_ERROR) || attributeTested(at, attr)) return;
+    if (this.patched().includes(attr) || this.opts.projectPatched?.has(attr)) return;
+    const after = mro.slice(1).filter((e): e is Extract<Entry, { kind: 'class' }> => e.kind === 'class');
+    if (after.some((e) => hasField(e.cls, attr))) return;
+    let had: { cls: ClassInfo; summary: ModuleSummary; definer: string } | undefined;
+    for (const e of after) {
+      const definer = this.isUser(e.summary) ? undefined : cv.baselineClassHas(e.cls.module, e.cls.qualname, attr, true);
+      if (definer) {
+        had = { cls: e.cls, summary: e.summary, definer };
+        break;
+      }
+    }
+    if (!had || cv.targetPatches?.(attr, { cls: had.cls, summary: had.summary }) !== false) return;
+    const classes = [...this.fileClasses(), ...(this.opts.projectClasses ?? [])];
+    const mixes = classes.some((c) => c.cls !== cls && c.cls.bases.length > 1 && this.checker.callables.mro(c.cls, c.summary)?.some((e) => e.kind === 'class' && e.cls.qualname === cls.qualname) !== false);
+    if (mixes) return;
+    if (called) {
+      this.callsChecked++;
+      this.calls.push({ range: rangeOf(nameNode), extent: rangeOf(called), callee: `${had.cls.qualname}.${attr}`, signatures: [], definition: null });
+    }
+    this.findings.push({
+      file: this.opts.file,
+      range: rangeOf(nameNode),
+      severity: 'error',
+      code: 'unknown-attribute',
+      message: `'super' object has no attribute '${attr}' in the target: no class after ${cls.name} along its MRO defines it, while the baseline's ${had.definer} has it`,
+      change: `\`${had.definer}.${attr}\` was removed`,
+      callee: `${had.cls.qualname}.${attr}`,
+      param: null,
+      fixes: [],
+      definition: { file: had.summary.file, line: had.cls.line },
+    });
   }
 
   private callArgs(call: Node, scope?: Scope): { args: CallArg[]; nodes: Node[] } | undefined {

@@ -11,6 +11,8 @@
  * - `C.name(...)` with `C` a class of the module (defined or imported): `C`'s own attribute, never
  *   a subclass's;
  * - anything else: any instance, of any class.
+ * The name written as a string anywhere in the target (`getattr(w, "name")`, an RPC by name) means
+ * calls no site shows.
  */
 import type { Program } from '../resolve/program';
 import { parsePython, type Node } from '../parser';
@@ -27,14 +29,20 @@ export interface LibrarySite {
   args: CallArg[];
 }
 
+/** The target's calls of a method by name; `byString`: the name also appears as a string (`getattr(x, "name")`, `collective_rpc("name")`), so the target may call it in ways no call site shows. */
+export interface LibraryCalls {
+  sites: LibrarySite[];
+  byString: boolean;
+}
+
 export class LibrarySites {
   private epoch = -1;
-  private readonly byName = new Map<string, LibrarySite[]>();
+  private readonly byName = new Map<string, LibraryCalls>();
 
   constructor(private readonly program: Program) {}
 
   /** The target's calls of a method `name` (`.name(`), read once per target content. */
-  sites(name: string): LibrarySite[] {
+  sites(name: string): LibraryCalls {
     const epoch = this.program.contentEpoch();
     if (epoch !== this.epoch) {
       this.byName.clear();
@@ -48,15 +56,18 @@ export class LibrarySites {
     return out;
   }
 
-  private read(name: string): LibrarySite[] {
+  private read(name: string): LibraryCalls {
     const out: LibrarySite[] = [];
+    let byString = false;
     const needle = `.${name}`;
     const pattern = new RegExp(`\\.${name}\\s*\\(`);
     for (const module of this.program.allModules()) {
       if (this.program.isUserModule(module)) continue;
       const file = this.program.findModule(module);
       const text = file?.rel ? file.root.readText(file.rel) : undefined;
-      if (!text || !text.includes(needle) || !pattern.test(text)) continue;
+      if (!text) continue;
+      if (!byString && (text.includes(`"${name}"`) || text.includes(`'${name}'`))) byString = true;
+      if (!text.includes(needle) || !pattern.test(text)) continue;
       const tree = parsePython(text);
       try {
         this.collect(tree.rootNode, name, module, out);
@@ -64,7 +75,7 @@ export class LibrarySites {
         tree.delete();
       }
     }
-    return out;
+    return { sites: out, byString };
   }
 
   private collect(root: Node, name: string, module: string, out: LibrarySite[]): void {
