@@ -184,3 +184,46 @@ describe('overrides of changed methods, against what the library calls', () => {
     assert.deepEqual(lines(engine.check(user, 'user.py')), ['3:changed-override', '7:changed-override', '10:changed-override']);
   });
 });
+
+describe('a function put in place of a changed method (C.m = f)', () => {
+  const lib = (v: 1 | 2): Record<string, string> => ({
+    'lib/__init__.py': '',
+    'lib/engine.py': [
+      'class Engine:',
+      `    def step(self, batch${v === 2 ? ', budget' : ''}):`,
+      '        return batch',
+      '',
+      `    def flush(self, force=False${v === 2 ? ', wait=None' : ''}):`,
+      '        pass',
+      '',
+      'def loop(e: Engine, b):',
+      `    e.step(b${v === 2 ? ', 10' : ''})`,
+      '    e.flush(force=True)',
+      '',
+    ].join('\n'),
+  });
+  const v1 = tempTree(lib(1));
+  const v2 = tempTree(lib(2));
+
+  it('is compared as an override: warned where a call of the library may not bind to it', async () => {
+    const engine = await Engine.open({ targets: [v2], baseline: [v1] });
+    const user = [
+      'import functools',
+      'from lib.engine import Engine',
+      'def my_step(self, batch):',
+      '    return batch',
+      'def my_flush(self, force=False):',
+      '    pass',
+      'Engine.step = my_step',
+      // every call of flush the library makes binds to it: nothing to say
+      'Engine.flush = my_flush',
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['7:changed-override']);
+    assert.match(r.findings[0].message, /lib\.engine\.Engine\.step changed .*`budget` was added as a required parameter.*the function put in its place here/);
+    // without a baseline there is nothing to compare
+    const plain = await Engine.open({ targets: [v2] });
+    assert.deepEqual(lines(plain.check(user, 'user.py')), []);
+  });
+});

@@ -113,6 +113,8 @@ export interface OverrideInfo {
   overridesNothing?: boolean;
   /** With `overridesNothing`: the one method new in a target class of the MRO with the same parameters, by name (`Model.embed_input_ids`). */
   renamedTo?: string;
+  /** Not a method of a class of the user's: a function put in the class's place of the method (`C.m = f`). */
+  patch?: boolean;
   /**
    * With a baseline, for a base method whose signature changed (or that is new): every call of
    * the method the target makes by name either never runs on this class's instances or binds to
@@ -1307,6 +1309,7 @@ class FileCheck {
         this.checkCall(node, scope);
         break;
       case 'attribute':
+        if (!this.opts.moduleName) this.recordPatchOverride(node, scope);
         this.checkAttribute(node, scope);
         break;
     }
@@ -1440,6 +1443,43 @@ class FileCheck {
   }
 
   /**
+   * `C.m = f`, a function of the user's put in place of a method of a target class (a patch): the
+   * library calls it as it calls `C.m`, so it is compared with the method's signature in both
+   * versions as an override is (see `explainAgainstBaseline`). Only a plain method replaced by an
+   * undecorated function; the target's calls of `m` by name count for it only when each binds to
+   * the function (any of them may run it, whatever the receiver).
+   */
+  private recordPatchOverride(node: Node, scope: Scope): void {
+    const parent = node.parent;
+    if (parent?.type !== 'assignment' || parent.childForFieldName('left')?.id !== node.id) return;
+    const right = parent.childForFieldName('right');
+    const obj = node.childForFieldName('object');
+    const nameNode = node.childForFieldName('attribute');
+    if (!right || right.type !== 'identifier' || !obj || !nameNode) return;
+    const method = nameNode.text;
+    const fn = this.resolveName(right.text, scope);
+    if (fn?.kind !== 'function' || !this.isUser(fn.summary) || fn.fn.decorators.length > 0 || fn.owner) return;
+    const target = this.valueOfExpr(obj, scope);
+    if (target?.kind !== 'class' || this.isUser(target.summary)) return;
+    const mro = this.checker.callables.mro(target.cls, target.summary);
+    if (!mro) return;
+    const base = this.checker.callables.superMember(mro, 0, method, (c, summary) => this.checker.receivers.decoratorChanges(c, summary, method));
+    if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) return;
+    if (base.fn.decorators.some((d) => /^(builtins\.)?(staticmethod|classmethod)$/.test(dotted(d) ?? '') || /(^|\.)property$/.test(dotted(d) ?? ''))) return;
+    const unreached = this.unreachedOverride(mro, method, fn.fn, base.fn.params, base.owner, false, true);
+    this.overrides.push({
+      range: rangeOf(nameNode),
+      method,
+      base: `${base.owner.qualname}.${method}`,
+      params: base.fn.params,
+      own: fn.fn.params,
+      definition: { file: base.summary.file, line: base.fn.line },
+      patch: true,
+      ...(unreached ? { unreached } : {}),
+    });
+  }
+
+  /**
    * With a baseline, for an override (`own`, in the class whose MRO is `mro`) of a target method
    * whose parameters differ from the baseline's (or that is new in the target): why no call the
    * target makes of the method by name passes this override arguments it does not take, or
@@ -1449,7 +1489,7 @@ class FileCheck {
    * `k` to) or binds to the override as it stands, without star arguments and without a
    * positional argument that now reaches another parameter of the base than in the baseline.
    */
-  private unreachedOverride(mro: Entry[], method: string, own: FunctionInfo, targetParams: Param[], owner: ClassInfo, newInTarget: boolean): string | undefined {
+  private unreachedOverride(mro: Entry[], method: string, own: FunctionInfo, targetParams: Param[], owner: ClassInfo, newInTarget: boolean, patch = false): string | undefined {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineMethod) return undefined;
     const was = newInTarget ? undefined : cv.baselineMethod(owner.module, owner.qualname, method);
@@ -1484,8 +1524,9 @@ class FileCheck {
     };
     let reached = 0;
     for (const site of sites) {
-      if (site.receiver === 'class' || site.receiver === 'super') continue;
-      if (site.receiver === 'self') {
+      // a patch is what every call of the method runs (on the class, through super(), on self)
+      if (!patch && (site.receiver === 'class' || site.receiver === 'super')) continue;
+      if (!patch && site.receiver === 'self') {
         const r = resolves(site.method!, site.owner!);
         if (r === false) continue;
       }

@@ -262,7 +262,7 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     // base's signature: the change tells nothing of it
     if (o.own && requiresForeign(o.own, b.params, o.params)) continue;
     const what = changes.map((c) => c.message).join('; ');
-    overrideWarning(o, `${o.base} changed between the baseline and the target (${what}): where the library calls this override, it passes the new arguments`, what);
+    overrideWarning(o, `${o.base} changed between the baseline and the target (${what}): where the library calls ${o.patch ? 'the function put in its place here' : 'this override'}, it passes the new arguments`, what);
   }
   target.findings.push(...extra);
   target.findings.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
