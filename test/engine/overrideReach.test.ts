@@ -196,6 +196,13 @@ describe('a function put in place of a changed method (C.m = f)', () => {
       `    def flush(self, force=False${v === 2 ? ', wait=None' : ''}):`,
       '        pass',
       '',
+      '    @staticmethod',
+      `    def build(size${v === 2 ? ', device' : ''}):`,
+      '        return Engine()',
+      '',
+      `def helper(x${v === 2 ? ', y' : ''}):`,
+      '    return x',
+      '',
       'def loop(e: Engine, b):',
       `    e.step(b${v === 2 ? ', 10' : ''})`,
       '    e.flush(force=True)',
@@ -217,10 +224,23 @@ describe('a function put in place of a changed method (C.m = f)', () => {
       'Engine.step = my_step',
       // every call of flush the library makes binds to it: nothing to say
       'Engine.flush = my_flush',
+      // a static method, and a function of the module
+      'def my_build(size):',
+      '    return None',
+      'Engine.build = my_build',
+      'import lib.engine',
+      'def my_helper(x):',
+      '    return x',
+      'lib.engine.helper = my_helper',
+      // a decorated replacement: what it takes is not known
+      '@functools.lru_cache',
+      'def cached(x):',
+      '    return x',
+      'lib.engine.helper = cached',
       '',
     ].join('\n');
     const r = engine.check(user, 'user.py');
-    assert.deepEqual(lines(r), ['7:changed-override']);
+    assert.deepEqual(lines(r), ['7:changed-override', '11:changed-override', '15:changed-override']);
     assert.match(r.findings[0].message, /lib\.engine\.Engine\.step changed .*`budget` was added as a required parameter.*the function put in its place here/);
     // without a baseline there is nothing to compare
     const plain = await Engine.open({ targets: [v2] });

@@ -1445,9 +1445,10 @@ class FileCheck {
   /**
    * `C.m = f`, a function of the user's put in place of a method of a target class (a patch): the
    * library calls it as it calls `C.m`, so it is compared with the method's signature in both
-   * versions as an override is (see `explainAgainstBaseline`). Only a plain method replaced by an
-   * undecorated function; the target's calls of `m` by name count for it only when each binds to
-   * the function (any of them may run it, whatever the receiver).
+   * versions as an override is (see `explainAgainstBaseline`). Only a plain or static method (or a
+   * function of a target module, `mod.f = g`) replaced by an undecorated function; the target's
+   * calls of `m` by name count for it only when each binds to the function (any of them may run
+   * it, whatever the receiver).
    */
   private recordPatchOverride(node: Node, scope: Scope): void {
     const parent = node.parent;
@@ -1460,13 +1461,25 @@ class FileCheck {
     const fn = this.resolveName(right.text, scope);
     if (fn?.kind !== 'function' || !this.isUser(fn.summary) || fn.fn.decorators.length > 0 || fn.owner) return;
     const target = this.valueOfExpr(obj, scope);
+    if (target?.kind === 'module' && !this.program.isUserModule(target.name.split('.')[0])) {
+      // `mod.f = g`: a function of a target module replaced (calls through the module, and the
+      // module's own calls, run g; the target's calls of it are not read: they may be bare names)
+      const was = this.program.resolveMember(target.name, method);
+      if (was.kind !== 'function' || was.owner || this.isUser(was.summary) || was.fn.decorators.length > 0) return;
+      this.overrides.push({ range: rangeOf(nameNode), method, base: `${target.name}.${method}`, params: was.fn.params, own: fn.fn.params, definition: { file: was.summary.file, line: was.fn.line }, patch: true });
+      return;
+    }
     if (target?.kind !== 'class' || this.isUser(target.summary)) return;
     const mro = this.checker.callables.mro(target.cls, target.summary);
     if (!mro) return;
     const base = this.checker.callables.superMember(mro, 0, method, (c, summary) => this.checker.receivers.decoratorChanges(c, summary, method));
     if (!base || base.kind !== 'function' || this.isUser(base.summary) || !base.owner) return;
-    if (base.fn.decorators.some((d) => /^(builtins\.)?(staticmethod|classmethod)$/.test(dotted(d) ?? '') || /(^|\.)property$/.test(dotted(d) ?? ''))) return;
-    const unreached = this.unreachedOverride(mro, method, fn.fn, base.fn.params, base.owner, false, true);
+    const decorated = (re: RegExp): boolean => base.fn.decorators.some((d) => re.test(dotted(d) ?? ''));
+    if (decorated(/^(builtins\.)?classmethod$|(^|\.)property$/)) return;
+    // a static method replaced by a function takes what the method took (no instance first); the
+    // target's calls of it are not weighed then
+    const isStatic = decorated(/^(builtins\.)?staticmethod$/);
+    const unreached = isStatic ? undefined : this.unreachedOverride(mro, method, fn.fn, base.fn.params, base.owner, false, true);
     this.overrides.push({
       range: rangeOf(nameNode),
       method,
