@@ -54,6 +54,20 @@ function lib(v: 1 | 2): Record<string, string> {
       '    def step(self, a):',
       `        return self._prep(a${two ? ', 2' : ''})`,
       '',
+      'class Engine2:',
+      // `_ids` is called by `_prepare`, which only `execute` calls
+      `    def _ids(self, a${two ? ', n' : ''}):`,
+      '        return a',
+      '',
+      '    def _prepare(self, a):',
+      `        return self._ids(a${two ? ', 1' : ''})`,
+      '',
+      '    def execute(self, a):',
+      '        return self._prepare(a)',
+      '',
+      'def drive_engine(e: Engine2):',
+      '    return e.execute(1)',
+      '',
       'class Platform:',
       // a new optional parameter, passed by keyword
       '    @classmethod',
@@ -183,6 +197,16 @@ describe('overrides of changed methods, against what the library calls', () => {
     ].join('\n');
     assert.deepEqual(lines(engine.check(user, 'user.py')), ['3:changed-override', '7:changed-override', '10:changed-override']);
   });
+
+  it('follow the library method that makes the call: one only a method the class overrides calls never runs', async () => {
+    const engine = await Engine.open({ targets: [v2], baseline: [v1] });
+    const user = (execute: string): string =>
+      ['from lib.sampler import Engine2', 'class MyEngine(Engine2):', '    def _ids(self, a):', '        return a', '    def execute(self, a):', `        return ${execute}`, ''].join('\n');
+    // execute is the user's own: the library's _prepare, and its call of _ids, never run
+    assert.deepEqual(lines(engine.check(user('a'), 'user.py')), []);
+    // the user's execute runs the library's _prepare, which passes _ids the new argument
+    assert.deepEqual(lines(engine.check(user('self._prepare(a)'), 'user.py')), ['3:changed-override']);
+  });
 });
 
 describe('a function put in place of a changed method (C.m = f)', () => {
@@ -245,5 +269,11 @@ describe('a function put in place of a changed method (C.m = f)', () => {
     // without a baseline there is nothing to compare
     const plain = await Engine.open({ targets: [v2] });
     assert.deepEqual(lines(plain.check(user, 'user.py')), []);
+    // a patch defined in the function that applies it
+    const nested = ['def apply_patches():', '    from lib.engine import Engine', '    def my_step(self, batch):', '        return batch', '    Engine.step = my_step', ''].join('\n');
+    assert.deepEqual(lines(engine.check(nested, 'user.py')), ['5:changed-override']);
+    // bound twice there: which one is put in place is not known
+    const twice = nested.replace('    Engine.step = my_step', '    if batch_mode():\n        my_step = other\n    Engine.step = my_step');
+    assert.deepEqual(lines(engine.check(twice, 'user.py')), []);
   });
 });

@@ -270,7 +270,7 @@ export class Engine {
       if (this.baseline) {
         const base = yield* this.baseline.checker.checkTreeSteps(tree, checked, { ...opts, memo: this.incremental ? memos.baseline : undefined, context: project, summaryMemo, projectClasses, projectPending, versionOnly });
         baseResult?.({ ...base, findings: [...base.findings], calls: [...base.calls] });
-        explainAgainstBaseline(result, base, file);
+        explainAgainstBaseline(result, base, file, checked);
         const t = result.timing;
         const b = base.timing;
         if (t && b) result.timing = { unitsMs: t.unitsMs + b.unitsMs, maxUnitMs: t.maxUnitMs + b.maxUnitMs, unitsChecked: t.unitsChecked + b.unitsChecked };

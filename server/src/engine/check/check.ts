@@ -20,7 +20,7 @@ import { applySuppressions } from './suppress';
 import { decideVersionTest, type VersionNames, versionString } from './versionTests';
 import { notNnModuleMember } from '../resolve/specials';
 import { LibrarySites } from './librarySites';
-import { dotted } from '../syntax';
+import { dotted, readParams } from '../syntax';
 
 /**
  * Expressions, whose parts bind no name of the enclosing function except through `:=` (a walk for
@@ -121,6 +121,12 @@ export interface OverrideInfo {
    * this override as it stands (see `LibrarySites`). Why, in words.
    */
   unreached?: string;
+  /**
+   * With `unreached`: target methods that reach the override only when called on its instances;
+   * `unreached` holds only while the user's file calls none of them (asked of the file's whole text
+   * when the findings are explained).
+   */
+  unlessCalled?: string[];
 }
 
 export interface CheckResult {
@@ -1397,6 +1403,8 @@ class FileCheck {
   }
 
   private recordOverrides(classNode: Node, cls: ClassInfo, only?: Node): void {
+    // a class written for another version of the library: what it overrides there is another matter
+    if (this.opts.crossVersion && this.otherVersion(classNode)) return;
     const mro = this.checker.callables.mro(cls, this.summary);
     if (!mro) return;
     // with a base of the target, a method that nothing after the class along the MRO defines, sets
@@ -1437,7 +1445,7 @@ class FileCheck {
         own: own?.kind === 'def' ? own.fn.params : undefined,
         definition: { file: base.summary.file, line: base.fn.line },
         ...(newInTarget ? { newInTarget: true } : {}),
-        ...(unreached ? { unreached } : {}),
+        ...(unreached ? { unreached: unreached.why, ...(unreached.unlessCalled.length ? { unlessCalled: unreached.unlessCalled } : {}) } : {}),
       });
     }
   }
@@ -1457,9 +1465,13 @@ class FileCheck {
     const obj = node.childForFieldName('object');
     const nameNode = node.childForFieldName('attribute');
     if (!right || right.type !== 'identifier' || !obj || !nameNode) return;
+    // a patch for another version of the library (its file, or its branch, runs only there)
+    if (this.otherVersion(node)) return;
     const method = nameNode.text;
-    const fn = this.resolveName(right.text, scope);
-    if (fn?.kind !== 'function' || !this.isUser(fn.summary) || fn.fn.decorators.length > 0 || fn.owner) return;
+    const value = this.resolveName(right.text, scope);
+    const fn: { fn: FunctionInfo } | undefined =
+      value?.kind === 'function' ? (this.isUser(value.summary) && value.fn.decorators.length === 0 && !value.owner ? value : undefined) : this.localFunction(right.text, node);
+    if (!fn) return;
     const target = this.valueOfExpr(obj, scope);
     if (target?.kind === 'module' && !this.program.isUserModule(target.name.split('.')[0])) {
       // `mod.f = g`: a function of a target module replaced (calls through the module, and the
@@ -1488,8 +1500,25 @@ class FileCheck {
       own: fn.fn.params,
       definition: { file: base.summary.file, line: base.fn.line },
       patch: true,
-      ...(unreached ? { unreached } : {}),
+      ...(unreached ? { unreached: unreached.why, ...(unreached.unlessCalled.length ? { unlessCalled: unreached.unlessCalled } : {}) } : {}),
     });
+  }
+
+  /**
+   * `def name(...)` written directly in the body of the function around `at`, undecorated, and
+   * the only thing that binds `name` there (a patch defined where it is applied): its parameters.
+   */
+  private localFunction(name: string, at: Node): { fn: FunctionInfo } | undefined {
+    let fnNode: Node | null = at.parent;
+    while (fnNode && fnNode.type !== 'function_definition') fnNode = fnNode.parent;
+    const body = fnNode?.childForFieldName('body');
+    if (!body) return undefined;
+    const defs = body.namedChildren.filter((c): c is Node => !!c && c.type === 'function_definition' && c.childForFieldName('name')?.text === name);
+    if (defs.length !== 1) return undefined;
+    // bound nowhere else in the function (an assignment, a loop, an import, a nested class)
+    const rebound = new RegExp(`(^|[^\\w.])${name}\\s*(:[^=\\n]*)?=(?!=)|\\bfor\\s+${name}\\b|\\bas\\s+${name}\\b|\\bimport\\b[^\\n]*\\b${name}\\b|\\b(class|def)\\s+${name}\\b`, 'g');
+    if ([...body.text.matchAll(rebound)].length !== 1) return undefined;
+    return { fn: { name, params: readParams(defs[0].childForFieldName('parameters')), decorators: [], line: defs[0].startPosition.row + 1 } as unknown as FunctionInfo };
   }
 
   /**
@@ -1502,7 +1531,7 @@ class FileCheck {
    * `k` to) or binds to the override as it stands, without star arguments and without a
    * positional argument that now reaches another parameter of the base than in the baseline.
    */
-  private unreachedOverride(mro: Entry[], method: string, own: FunctionInfo, targetParams: Param[], owner: ClassInfo, newInTarget: boolean, patch = false): string | undefined {
+  private unreachedOverride(mro: Entry[], method: string, own: FunctionInfo, targetParams: Param[], owner: ClassInfo, newInTarget: boolean, patch = false): { why: string; unlessCalled: string[] } | undefined {
     const cv = this.opts.crossVersion;
     if (!cv?.baselineMethod) return undefined;
     const was = newInTarget ? undefined : cv.baselineMethod(owner.module, owner.qualname, method);
@@ -1512,8 +1541,8 @@ class FileCheck {
     if (/^__\w+__$/.test(method)) return undefined;
     // a base outside the target may call the method itself (torch.nn.Module's `__call__` calls `forward`)
     if (mro.some((e) => e.kind !== 'class' && !(e.kind === 'special' && (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && notNnModuleMember(method)))))) return undefined;
-    const { sites, byString } = this.checker.librarySites.sites(method);
-    if (sites.length === 0 || byString) return undefined;
+    const { sites, incomplete } = this.checker.librarySites.sites(method);
+    if (sites.length === 0 || incomplete) return undefined;
     const isStatic = own.decorators.some((d) => /^(builtins\.)?staticmethod$/.test(dotted(d) ?? ''));
     const ownParams = isStatic ? own.params : own.params.slice(1);
     const sig = { params: ownParams, name: method, qualname: method, definition: null, origin: '' } as Sig;
@@ -1535,6 +1564,30 @@ class FileCheck {
       // the class is not along this one's MRO: its `self` is never an instance of this one
       return false;
     };
+    const outsideMayCall = (name: string): boolean => mro.some((e) => e.kind !== 'class' && !(e.kind === 'special' && (QUIET_BASES.has(e.name) || (e.name === 'torch.nn.Module' && notNnModuleMember(name)))));
+    /**
+     * Whether the target's method `name` (which this class resolves to the target's) may run on
+     * this class's instances: this file calls a method of that name, or a call of it in the target
+     * may (a `self.name(...)` counts only in a method that may run itself, followed a few levels).
+     */
+    // (whether the user's file calls such a method is asked when the findings are explained, of
+    // the whole text as it is then: see `OverrideInfo.unlessCalled`)
+    const unlessCalled = new Set<string>();
+    const mayRun = (name: string, depth: number, seen: Set<string>): boolean => {
+      if (depth > 3 || seen.has(name) || /^__\w+__$/.test(name) || outsideMayCall(name)) return true;
+      unlessCalled.add(name);
+      const calls = this.checker.librarySites.sites(name);
+      if (calls.incomplete || calls.sites.length === 0) return true;
+      seen.add(name);
+      for (const site of calls.sites) {
+        // `C.name(obj)` runs the library's method on whatever obj is
+        if (site.receiver === 'class' || site.receiver === 'other') return true;
+        const r = resolves(site.method!, site.owner!);
+        if (r === false) continue;
+        if (site.receiver === 'super' || r === undefined || mayRun(site.method!, depth + 1, seen)) return true;
+      }
+      return false;
+    };
     let reached = 0;
     for (const site of sites) {
       // a patch is what every call of the method runs (on the class, through super(), on self)
@@ -1542,6 +1595,8 @@ class FileCheck {
       if (!patch && site.receiver === 'self') {
         const r = resolves(site.method!, site.owner!);
         if (r === false) continue;
+        // the method around the call never runs on this class's instances either
+        if (r === true && !mayRun(site.method!, 1, new Set([method]))) continue;
       }
       reached++;
       if (site.args.some((a) => a.kind === 'star' || a.kind === 'dstar')) return undefined;
@@ -1554,9 +1609,13 @@ class FileCheck {
       }
     }
     const n = sites.length;
-    return reached === 0
-      ? `none of the target's ${n} call${n === 1 ? '' : 's'} of ${method}() runs on this class's instances`
-      : `the target's calls of ${method}() that may run on this class's instances (${reached} of ${n}) bind to this override as it stands`;
+    return {
+      why:
+        reached === 0
+          ? `none of the target's ${n} call${n === 1 ? '' : 's'} of ${method}() runs on this class's instances`
+          : `the target's calls of ${method}() that may run on this class's instances (${reached} of ${n}) bind to this override as it stands`,
+      unlessCalled: [...unlessCalled].sort(),
+    };
   }
 
   /**

@@ -129,7 +129,14 @@ function fitsTarget(own: Param[] | undefined, target: Param[]): boolean {
   return diffParams(target, own).every((c) => HARMLESS.has(c.kind));
 }
 
-export function explainAgainstBaseline(target: CheckResult, base: CheckResult, file: string): void {
+/** The text calls a method of this name (`x.name(...)`), or names it in a string. */
+function callsByName(text: string, name: string): boolean {
+  return new RegExp(`\\.${name}\\s*\\(`).test(text) || text.includes(`"${name}"`) || text.includes(`'${name}'`);
+}
+
+/** `text`: the file's text as checked, for overrides whose reach depends on what the file calls (see `OverrideInfo.unlessCalled`). */
+export function explainAgainstBaseline(target: CheckResult, base: CheckResult, file: string, text = ''): void {
+  const unreached = (o: OverrideInfo): boolean => !!o.unreached && !(o.unlessCalled ?? []).some((name) => callsByName(text, name));
   const baseCalls = new Map(base.calls.map((c) => [key(c.extent), c]));
   const changesByCall = new Map<string, ParamChange[]>();
   const paramsByCall = new Map<string, Param[]>();
@@ -237,7 +244,7 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     if (!b) {
       // a method of the user's that a base class of the target now has too: the library calls it
       // through the new base method's signature
-      if (o.newInTarget && o.own && !fitsTarget(o.own, o.params) && !o.unreached) {
+      if (o.newInTarget && o.own && !fitsTarget(o.own, o.params) && !unreached(o)) {
         const shown = o.base.slice(o.base.lastIndexOf('.', o.base.lastIndexOf('.') - 1) + 1);
         const params = o.params.filter((p, i) => i > 0 || !/^(self|cls)$/.test(p.name)).map((p) => p.name);
         overrideWarning(o, `${o.base} is new in the target, and this method now overrides it: it will be called as ${shown}(${params.join(', ')}) is`, `\`${o.base}\` was added`);
@@ -252,7 +259,7 @@ export function explainAgainstBaseline(target: CheckResult, base: CheckResult, f
     const changes = diffParams(b.params, o.params).filter((c) => !o.own || !((c.kind === 'renamed' && !ownNames.has(c.param) && !ownNames.has(c.to!)) || (c.kind === 'removed' && keywordOnlyBefore.has(c.param) && !ownNames.has(c.param))));
     if (changes.length === 0) continue;
     // the target's calls of the method by name miss this override or bind to it
-    if (o.unreached) continue;
+    if (unreached(o)) continue;
     // a base that only came to allow more calls (a parameter given a default, or made positional)
     // says nothing of the calls the library makes: those that bound before still bind
     if (changes.every((c) => ALLOWS_MORE.has(c.kind))) continue;

@@ -29,10 +29,14 @@ export interface LibrarySite {
   args: CallArg[];
 }
 
-/** The target's calls of a method by name; `byString`: the name also appears as a string (`getattr(x, "name")`, `collective_rpc("name")`), so the target may call it in ways no call site shows. */
+/**
+ * The target's calls of a method by name. `incomplete`: the name also appears as a string
+ * (`getattr(x, "name")`, `collective_rpc("name")`), so the target may call it in ways no call site
+ * shows, or a file that calls it could not be read.
+ */
 export interface LibraryCalls {
   sites: LibrarySite[];
-  byString: boolean;
+  incomplete: boolean;
 }
 
 export class LibrarySites {
@@ -58,7 +62,7 @@ export class LibrarySites {
 
   private read(name: string): LibraryCalls {
     const out: LibrarySite[] = [];
-    let byString = false;
+    let incomplete = false;
     const needle = `.${name}`;
     const pattern = new RegExp(`\\.${name}\\s*\\(`);
     for (const module of this.program.allModules()) {
@@ -66,30 +70,31 @@ export class LibrarySites {
       const file = this.program.findModule(module);
       const text = file?.rel ? file.root.readText(file.rel) : undefined;
       if (!text) continue;
-      if (!byString && (text.includes(`"${name}"`) || text.includes(`'${name}'`))) byString = true;
+      if (!incomplete && (text.includes(`"${name}"`) || text.includes(`'${name}'`))) incomplete = true;
       if (!text.includes(needle) || !pattern.test(text)) continue;
-      const tree = parsePython(text);
+      let tree;
       try {
-        this.collect(tree.rootNode, name, module, out);
+        tree = parsePython(text);
+      } catch {
+        // too large to parse, or the parser failed: its calls are not known
+        incomplete = true;
+        continue;
+      }
+      try {
+        // each `.name(` of the text: the call whose function is that attribute (not one in a string or a comment)
+        for (const m of text.matchAll(new RegExp(`\\.(${name})\\s*\\(`, 'g'))) {
+          const id = tree.rootNode.descendantForIndex(m.index! + 1);
+          const attr = id?.type === 'identifier' ? id.parent : null;
+          const call = attr?.type === 'attribute' && attr.childForFieldName('attribute')?.id === id!.id ? attr.parent : null;
+          if (!call || call.type !== 'call' || call.childForFieldName('function')?.id !== attr!.id) continue;
+          const site = this.site(call, attr!.childForFieldName('object'), module);
+          if (site) out.push(site);
+        }
       } finally {
         tree.delete();
       }
     }
-    return { sites: out, byString };
-  }
-
-  private collect(root: Node, name: string, module: string, out: LibrarySite[]): void {
-    const walk = (n: Node): void => {
-      if (n.type === 'call') {
-        const fn = n.childForFieldName('function');
-        if (fn?.type === 'attribute' && fn.childForFieldName('attribute')?.text === name) {
-          const site = this.site(n, fn.childForFieldName('object'), module);
-          if (site) out.push(site);
-        }
-      }
-      for (const c of n.namedChildren) if (c) walk(c);
-    };
-    walk(root);
+    return { sites: out, incomplete };
   }
 
   private site(call: Node, object: Node | null, module: string): LibrarySite | undefined {
