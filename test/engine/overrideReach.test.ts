@@ -59,7 +59,11 @@ function lib(v: 1 | 2): Record<string, string> {
       `    def _ids(self, a${two ? ', n' : ''}):`,
       '        return a',
       '',
-      '    def _prepare(self, a):',
+      // (its parameters on lines of their own, the closing line at the def's indentation)
+      '    def _prepare(',
+      '        self,',
+      '        a,',
+      '    ) -> int:',
       `        return self._ids(a${two ? ', 1' : ''})`,
       '',
       '    def execute(self, a):',

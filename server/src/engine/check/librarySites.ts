@@ -65,44 +65,120 @@ export class LibrarySites {
     let incomplete = false;
     const needle = `.${name}`;
     const pattern = new RegExp(`\\.${name}\\s*\\(`);
+    const needles = [needle, `"${name}"`, `'${name}'`];
     for (const module of this.program.allModules()) {
       if (this.program.isUserModule(module)) continue;
       const file = this.program.findModule(module);
-      const text = file?.rel ? file.root.readText(file.rel) : undefined;
-      if (!text) continue;
-      if (!incomplete && (text.includes(`"${name}"`) || text.includes(`'${name}'`))) incomplete = true;
-      if (!text.includes(needle) || !pattern.test(text)) continue;
-      let tree;
+      if (!file?.rel) continue;
+      // a file that holds none of them is not decoded (nor kept, nor parsed)
+      if (file.root.mayContain?.(file.rel, needles) === false) continue;
+      let text: string | undefined;
       try {
-        tree = parsePython(text);
+        text = file.root.readText(file.rel);
       } catch {
-        // too large to parse, or the parser failed: its calls are not known
+        // too large to read: its calls are not known
         incomplete = true;
         continue;
       }
-      try {
-        // each `.name(` of the text: the call whose function is that attribute (not one in a string or a comment)
-        for (const m of text.matchAll(new RegExp(`\\.(${name})\\s*\\(`, 'g'))) {
-          const id = tree.rootNode.descendantForIndex(m.index! + 1);
-          const attr = id?.type === 'identifier' ? id.parent : null;
-          const call = attr?.type === 'attribute' && attr.childForFieldName('attribute')?.id === id!.id ? attr.parent : null;
-          if (!call || call.type !== 'call' || call.childForFieldName('function')?.id !== attr!.id) continue;
-          const site = this.site(call, attr!.childForFieldName('object'), module);
-          if (site) out.push(site);
-        }
-      } finally {
-        tree.delete();
+      if (!text) continue;
+      if (!incomplete && (text.includes(`"${name}"`) || text.includes(`'${name}'`))) incomplete = true;
+      if (!text.includes(needle) || !pattern.test(text)) continue;
+      const lines = text.split('\n');
+      const starts: number[] = [];
+      for (let i = 0, at = 0; i < lines.length; at += lines[i].length + 1, i++) starts.push(at);
+      // each `.name(` of the text: the call whose function is that attribute (not one in a string
+      // or a comment), read off a parse of the function around it alone (or of the top-level
+      // statement): a parse of a whole large module would grow the parser's memory for good
+      for (const m of text.matchAll(new RegExp(`\\.(${name})\\s*\\(`, 'g'))) {
+        const found = this.siteAt(lines, starts, m.index! + 1, module);
+        if (found === 'unread') incomplete = true;
+        else if (found) out.push(found);
       }
     }
     return { sites: out, incomplete };
   }
 
-  private site(call: Node, object: Node | null, module: string): LibrarySite | undefined {
+  /**
+   * The call whose attribute `name` starts at offset `at` of the module's text (undefined when it
+   * is none: a string, a comment), or `unread` when the code around it could not be read. The
+   * piece parsed is the innermost `def` around it (dedented), else the top-level statement; the
+   * classes and the method around it are read off the indentation of the lines above.
+   */
+  private siteAt(lines: string[], starts: number[], at: number, module: string): LibrarySite | 'unread' | undefined {
+    let row = 0;
+    for (let lo = 0, hi = starts.length - 1; lo <= hi; ) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid] <= at) {
+        row = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    const indentOf = (l: string): number => /^[ \t]*/.exec(l)![0].length;
+    const code = (l: string): boolean => l.trim() !== '' && !l.trim().startsWith('#');
+    // the headers around the row: each line above with less indentation than all seen so far
+    const around: Array<{ row: number; indent: number; kind: 'def' | 'class' | 'other'; name?: string }> = [];
+    let limit = code(lines[row]) ? indentOf(lines[row]) : Infinity;
+    for (let r = row - 1; r >= 0 && limit > 0; r--) {
+      const l = lines[r];
+      // (the closing line of a bracket, `) -> int:` of a def whose parameters take several lines)
+      if (!code(l) || /^[ \t]*[)\]}]/.test(l)) continue;
+      const ind = indentOf(l);
+      if (ind >= limit) continue;
+      limit = ind;
+      const h = /^[ \t]*(?:async[ \t]+)?(def|class)[ \t]+(\w+)/.exec(l);
+      around.unshift({ row: r, indent: ind, kind: h ? (h[1] as 'def' | 'class') : 'other', name: h?.[2] });
+    }
+    // what the piece parsed starts at: the innermost def, else the top-level line above (or this one)
+    const def = [...around].reverse().find((h) => h.kind === 'def');
+    const first = def ? def.row : around.length > 0 ? around[0].row : row;
+    const indent = def ? def.indent : 0;
+    // decorators above a def belong to it: they do not matter to the calls in its body
+    let last = lines.length - 1;
+    for (let r = Math.max(row, first) + 1; r < lines.length; r++) {
+      if (code(lines[r]) && indentOf(lines[r]) <= indent && !/^[ \t]*[)\]}]/.test(lines[r])) {
+        last = r - 1;
+        break;
+      }
+    }
+    const piece: string[] = [];
+    for (let r = first; r <= last; r++) {
+      const l = lines[r];
+      if (l.trim() !== '' && indentOf(l) < indent) return 'unread';
+      piece.push(l.slice(Math.min(indent, indentOf(l))));
+    }
+    let tree;
+    try {
+      tree = parsePython(piece.join('\n'));
+    } catch {
+      return 'unread';
+    }
+    try {
+      const column = at - starts[row] - indent;
+      let offset = 0;
+      for (let r = first; r < row; r++) offset += piece[r - first].length + 1;
+      const id = tree.rootNode.descendantForIndex(offset + column);
+      const attr = id?.type === 'identifier' ? id.parent : null;
+      const call = attr?.type === 'attribute' && attr.childForFieldName('attribute')?.id === id!.id ? attr.parent : null;
+      if (!call || call.type !== 'call' || call.childForFieldName('function')?.id !== attr!.id) return tree.rootNode.hasError ? 'unread' : undefined;
+      // the method around it: the def directly in the innermost class (classes reached from the
+      // module through classes only)
+      let owner: { owner: string; method: string } | undefined;
+      const ci = around.map((h) => h.kind).lastIndexOf('class');
+      if (ci >= 0 && around.slice(0, ci).every((h) => h.kind === 'class') && around[ci + 1]?.kind === 'def') {
+        owner = { owner: `${module}.${around.slice(0, ci + 1).map((h) => h.name).join('.')}`, method: around[ci + 1].name! };
+      }
+      return this.site(call, attr!.childForFieldName('object'), module, row, owner);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  private site(call: Node, object: Node | null, module: string, row: number, method: { owner: string; method: string } | undefined): LibrarySite | undefined {
     if (!object) return undefined;
     const args = callArgs(call);
     if (!args) return undefined;
-    const base = { module, row: call.startPosition.row, args };
-    const around = (): { owner: string; method: string } | undefined => enclosingMethod(call, module);
+    const base = { module, row, args };
+    const around = (): { owner: string; method: string } | undefined => method;
     if (object.type === 'identifier' && (object.text === 'self' || object.text === 'cls')) {
       const m = around();
       return m ? { ...base, receiver: 'self', ...m } : { ...base, receiver: 'other' };
@@ -149,33 +225,4 @@ function callArgs(call: Node): CallArg[] | undefined {
     index++;
   }
   return out;
-}
-
-/**
- * The method `self` (or `cls`) belongs to at a call: the nearest function defined directly in the
- * body of a class (a function nested in that method sees its `self`), in a class reached from the
- * module through classes only; undefined elsewhere.
- */
-function enclosingMethod(call: Node, module: string): { owner: string; method: string } | undefined {
-  let fn: Node | null = call.parent;
-  for (; fn; fn = fn.parent) {
-    if (fn.type !== 'function_definition') continue;
-    const holder = fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent;
-    if (holder?.type === 'block' && holder.parent?.type === 'class_definition') break;
-  }
-  if (!fn) return undefined;
-  const method = fn.childForFieldName('name')?.text;
-  const names: string[] = [];
-  let cls: Node | null = (fn.parent?.type === 'decorated_definition' ? fn.parent.parent : fn.parent)?.parent ?? null;
-  while (cls) {
-    if (cls.type !== 'class_definition') return undefined;
-    const n = cls.childForFieldName('name')?.text;
-    if (!n) return undefined;
-    names.unshift(n);
-    const holder = cls.parent?.type === 'decorated_definition' ? cls.parent.parent : cls.parent;
-    if (holder?.type === 'module') break;
-    if (holder?.type !== 'block') return undefined;
-    cls = holder.parent;
-  }
-  return method ? { owner: `${module}.${names.join('.')}`, method } : undefined;
 }

@@ -2,6 +2,9 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { buildFilledMatcher, decodeSource, MAX_SOURCE_BYTES, type SourceRoot, SourceTooLargeError, TargetError } from './sourceRoot';
 
+/** The buffer `mayContain` reads files into, shared by every scan. */
+const SCAN_BUFFER = Buffer.alloc(256 * 1024);
+
 /** A folder on the import path: a site-packages folder or a source checkout. */
 export class DirectoryRoot implements SourceRoot {
   readonly label: string;
@@ -38,6 +41,35 @@ export class DirectoryRoot implements SourceRoot {
 
   private abs(rel: string): string {
     return rel ? path.join(this.dir, rel) : this.dir;
+  }
+
+  mayContain(rel: string, needles: string[]): boolean | undefined {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.abs(rel), 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      // one buffer for every scan: the target's files are read in chunks that overlap by the
+      // longest needle, and no text is made of them
+      const keep = Math.max(...needles.map((n) => n.length)) - 1;
+      const bytes = needles.map((n) => Buffer.from(n, 'latin1'));
+      let carried = 0;
+      for (;;) {
+        const n = fs.readSync(fd, SCAN_BUFFER, carried, SCAN_BUFFER.length - carried, null);
+        const end = carried + n;
+        const view = SCAN_BUFFER.subarray(0, end);
+        if (bytes.some((b) => view.indexOf(b) >= 0)) return true;
+        if (n === 0) return false;
+        carried = Math.min(keep, end);
+        SCAN_BUFFER.copy(SCAN_BUFFER, 0, end - carried, end);
+      }
+    } catch {
+      return undefined;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
 
   readText(rel: string): string | undefined {

@@ -25,6 +25,12 @@ export interface SourceRoot {
    * a version tag (`v0.16.0`) of a repository whose `pyproject.toml` names the project `top`.
    */
   taggedVersion?(top: string): string | undefined;
+  /**
+   * Whether the file's bytes hold any of these ASCII strings, read without keeping its text (a
+   * scan of the whole target that decodes only the files that match); undefined when it cannot
+   * tell (no such file).
+   */
+  mayContain?(rel: string, needles: string[]): boolean | undefined;
 }
 
 /**
