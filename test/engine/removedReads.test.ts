@@ -75,3 +75,42 @@ describe('removed attributes read', () => {
     assert.deepEqual(lines(engine.check(gives, 'user.py')), []);
   });
 });
+
+describe('a subclass that saves and restores attributes by computed names', () => {
+  const lib = (v: 1 | 2, sets: string): Record<string, string> => ({
+    'lib/__init__.py': '',
+    'lib/moe.py': [
+      'class MoE:',
+      '    def __init__(self):',
+      '        self.experts = 8',
+      ...(v === 1 ? ['', '    @property', '    def dp_size(self):', '        return 1'] : []),
+      '',
+      'class ZeroMoE(MoE):',
+      '    def _temporarily_set(self, **attrs):',
+      ...sets.split('\n'),
+      '',
+    ].join('\n'),
+  });
+  const user = ['from lib.moe import MoE', 'def f(layer: MoE):', '    return layer.dp_size', ''].join('\n');
+
+  it('gives no name a subclass may have: a removed attribute read on the base class is reported', async () => {
+    const restore = [
+      '        originals = {key: getattr(self, key) for key in attrs}',
+      '        try:',
+      '            for key, value in attrs.items():',
+      '                object.__setattr__(self, key, value)',
+      '            yield',
+      '        finally:',
+      '            for key, value in originals.items():',
+      '                object.__setattr__(self, key, value)',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [tempTree(lib(2, restore))], baseline: [tempTree(lib(1, restore))] });
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['3:unknown-attribute']);
+  });
+
+  it('but one that sets names it never read may set any: silent', async () => {
+    const sets = ['        for key, value in attrs.items():', '            object.__setattr__(self, key, value)'].join('\n');
+    const engine = await Engine.open({ targets: [tempTree(lib(2, sets))], baseline: [tempTree(lib(1, sets))] });
+    assert.deepEqual(lines(engine.check(user, 'user.py')), []);
+  });
+});

@@ -1773,6 +1773,28 @@ function bracketDepth(text: string, at: number, onLine?: (lineStart: number, dep
 }
 
 /**
+ * `setattr(self, name, ...)` at `at` sets only names the method read off the instance before with
+ * `getattr(self, name)` (no default: a missing one raises): `name` is the loop variable of
+ * `for name in X` or `for name, v in X.items()` right above, and X is a collection each of whose
+ * names the method reads so (`{k: getattr(self, k) for k in X}`), or a dict built so from one
+ * (`saved = {k: getattr(self, k) for k in attrs}` ... `for k, v in saved.items(): setattr(self, k, v)`).
+ */
+function restoresOnly(raw: string, self: string, name: string, at: number): boolean {
+  const before = raw.slice(0, at);
+  const loops = [...before.matchAll(new RegExp(`\\bfor\\s+${name}\\s*(?:,\\s*\\w+\\s*)?in\\s+(\\w+)(?:\\.(?:items|keys)\\(\\))?\\s*:`, 'g'))];
+  const loop = loops.at(-1);
+  if (!loop) return false;
+  /** Every name of `coll` is read off the instance first (followed through one dict built from another). */
+  const readFirst = (coll: string, depth: number): boolean => {
+    if (new RegExp(`getattr\\(\\s*${self}\\s*,\\s*(\\w+)\\s*\\)\\s*for\\s+\\1\\s+in\\s+${coll}\\b`).test(before)) return true;
+    if (depth > 0) return false;
+    const built = new RegExp(`^[ \\t]*${coll}\\s*(?::[^=\\n]*)?=\\s*\\{\\s*(\\w+)\\s*:\\s*getattr\\(\\s*${self}\\s*,\\s*\\1\\s*\\)\\s*for\\s+\\1\\s+in\\s+(\\w+)\\s*\\}`, 'm').exec(raw);
+    return !!built && readFirst(built[2], depth + 1);
+  };
+  return readFirst(loop[1], 0);
+}
+
+/**
  * A method writes the instance's attributes by computed names: `setattr(self, ...)` with a name
  * that is not a literal, `self.__dict__`, `vars(self)`, `object.__setattr__(self, name, ...)`.
  * Gives `*` when it may write any name, the names when each computed name is known to be one of
@@ -1805,6 +1827,8 @@ function dynamicAttributes(raw: string, self: string): '*' | string[] | undefine
   for (const m of raw.matchAll(/(?:\bsetattr|__setattr__)\(\s*(\w+)\s*,\s*(['"]?)/g)) {
     if (m[1] !== self || m[2]) continue;
     const name = /^[A-Za-z_]\w*(?=\s*,)/.exec(raw.slice(m.index! + m[0].length, m.index! + m[0].length + 200))?.[0];
+    // names the method has read off the instance first (a save and restore): none is new
+    if (name && restoresOnly(raw, self, name, m.index!)) continue;
     const known = name ? namesOf(raw, name, m.index!) : undefined;
     if (!known) return '*';
     names.push(...known);
