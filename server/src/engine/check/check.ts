@@ -348,6 +348,33 @@ const QUIET_BASES = new Set(['object', 'abc.ABC', 'typing.Generic']);
 /** What a call that does not bind raises: TypeError, or a pydantic ValidationError (a ValueError) for a model. */
 const HANDLES_TYPE_ERROR = /^(TypeError|ValidationError)$/;
 
+/** A call of a callable made by a function it is handed to (see `forwardedCall`). */
+interface Forward {
+  /** the callable's node */
+  fn: Node;
+  /** the arguments before the ones passed on (the callable's is the last of them) */
+  skip: number;
+  /** keywords are passed on too */
+  keywords: boolean;
+  /** `functools.partial(f, ...)`: more arguments may come when it is called, so none is missing yet */
+  partial: boolean;
+}
+
+/**
+ * Functions that call their first argument with the rest: `asyncio.to_thread(func, /, *args,
+ * **kwargs)`; `functools.partial(func, /, *args, **keywords)` when what it makes is called.
+ */
+const FORWARDERS = new Set(['asyncio.to_thread', 'asyncio.threads.to_thread', 'functools.partial']);
+/** What gives an asyncio event loop, whose `run_in_executor(executor, func, *args)` calls `func(*args)`. */
+const LOOP_GETTERS = new Set(['asyncio.get_running_loop', 'asyncio.get_event_loop', 'asyncio.new_event_loop', 'asyncio.events.get_running_loop', 'asyncio.events.get_event_loop', 'asyncio.events.new_event_loop']);
+/** `concurrent.futures` executors, whose `submit(fn, /, *args, **kwargs)` calls `fn(*args, **kwargs)`. */
+const EXECUTORS = new Set([
+  'concurrent.futures.ThreadPoolExecutor',
+  'concurrent.futures.ProcessPoolExecutor',
+  'concurrent.futures.thread.ThreadPoolExecutor',
+  'concurrent.futures.process.ProcessPoolExecutor',
+]);
+
 /** Words without which no condition of a file tests a signature (see `SIGNATURE_TEST`). */
 const SIGNATURE_WORDS = /\b(signature|getfullargspec|getargspec|co_varnames|__dataclass_fields__|model_fields|__fields__)\b|\bfields\s*\(/;
 
@@ -3411,7 +3438,8 @@ class FileCheck {
     });
   }
 
-  private callArgs(call: Node, scope?: Scope): { args: CallArg[]; nodes: Node[] } | undefined {
+  /** The arguments of a call (`skip`: the first ones are not the callee's; their indices stay those of the call). */
+  private callArgs(call: Node, scope?: Scope, skip = 0): { args: CallArg[]; nodes: Node[] } | undefined {
     const list = call.childForFieldName('arguments');
     if (!list) return undefined;
     if (list.type === 'generator_expression') return { args: [{ kind: 'positional', index: 0 }], nodes: [list] };
@@ -3424,6 +3452,7 @@ class FileCheck {
     }
     const args: CallArg[] = [];
     nodes.forEach((n, index) => {
+      if (index < skip) return;
       if (n.type === 'keyword_argument') {
         args.push({ kind: 'keyword', name: n.childForFieldName('name')?.text, index });
       } else if (n.type === 'list_splat') {
@@ -3580,9 +3609,78 @@ class FileCheck {
     });
   }
 
-  private checkCall(call: Node, scope: Scope): void {
-    const fn = call.childForFieldName('function');
-    if (!fn || this.inError || call.hasError) return;
+  /**
+   * A callable handed to a function of the standard library that calls it with the arguments after
+   * it: `asyncio.to_thread(f, *args, **kwargs)`, `loop.run_in_executor(executor, f, *args)` on the
+   * loop `asyncio.get_running_loop()` (or `get_event_loop()`, `new_event_loop()`) gives, and
+   * `executor.submit(f, *args, **kwargs)` on a `concurrent.futures` executor built where it is
+   * bound. The call of `f` is checked as if written `f(*args, **kwargs)`. The callable must be
+   * passed positionally, in its place, with nothing unpacked before it.
+   */
+  private forwardedCall(call: Node, fn: Node, scope: Scope): Forward | undefined {
+    const list = call.childForFieldName('arguments');
+    if (!list || list.type !== 'argument_list') return undefined;
+    let skip = 1;
+    let keywords = true;
+    let partial = false;
+    const attr = fn.type === 'attribute' ? fn.childForFieldName('attribute')?.text : undefined;
+    const obj = fn.type === 'attribute' ? fn.childForFieldName('object') : undefined;
+    if (attr === 'run_in_executor' && obj && this.builtBy(obj, scope, LOOP_GETTERS)) {
+      skip = 2;
+      keywords = false;
+    } else if (attr === 'submit' && obj && this.builtBy(obj, scope, EXECUTORS)) {
+      skip = 1;
+    } else if (fn.type === 'identifier' || attr === 'to_thread' || attr === 'partial') {
+      const q = this.stdQualname(fn, scope);
+      if (!q || !FORWARDERS.has(q)) return undefined;
+      partial = q === 'functools.partial';
+    } else return undefined;
+    const nodes = argumentNodes(list);
+    if (nodes.length < skip || nodes.slice(0, skip).some((n) => n.type === 'keyword_argument' || n.type === 'list_splat' || n.type === 'dictionary_splat')) return undefined;
+    // run_in_executor passes no keywords: a call that gives it some fails on its own
+    if (!keywords && nodes.some((n) => n.type === 'keyword_argument' || n.type === 'dictionary_splat')) return undefined;
+    const callee = nodes[skip - 1];
+    if (callee.type !== 'identifier' && callee.type !== 'attribute') return undefined;
+    return { fn: callee, skip, keywords, partial };
+  }
+
+  /** The qualified name of a function of a library outside the target (or of the standard library as the target) that `node` names. */
+  private stdQualname(node: Node, scope: Scope): string | undefined {
+    const v = this.valueOfExpr(node, scope);
+    if (!v) return undefined;
+    if (v.kind === 'external') return v.qualname;
+    if (v.kind === 'special') return v.name;
+    if (v.kind === 'function' && !v.owner) return `${v.summary.name}.${v.fn.name}`;
+    return undefined;
+  }
+
+  /**
+   * `obj` is the value of a call of one of `makers` (by qualified name): the call itself, or a name
+   * of the function bound once to it (`loop = asyncio.get_running_loop()`, `with
+   * ThreadPoolExecutor() as ex`).
+   */
+  private builtBy(obj: Node, scope: Scope, makers: ReadonlySet<string>): boolean {
+    let value: Node | undefined = obj;
+    let at = scope;
+    if (obj.type === 'identifier') {
+      const b = this.boundOnce(obj.text, scope);
+      if (!b || !('node' in b)) return false;
+      value = b.node;
+      at = b.scope;
+    }
+    if (value?.type !== 'call') return false;
+    const callee = value.childForFieldName('function');
+    return !!callee && makers.has(this.stdQualname(callee, at) ?? '');
+  }
+
+  private checkCall(call: Node, scope: Scope, forward?: Forward): void {
+    const callFn = call.childForFieldName('function');
+    if (!callFn || this.inError || call.hasError) return;
+    if (!forward) {
+      const fwd = this.forwardedCall(call, callFn, scope);
+      if (fwd) this.checkCall(call, scope, fwd);
+    }
+    const fn = forward?.fn ?? callFn;
     const resolved = this.calleeSpec(fn, scope);
     if (!resolved) return;
     const nameNode = fn.type === 'attribute' ? fn.childForFieldName('attribute') ?? fn : fn.type === 'subscript' ? fn.childForFieldName('value') ?? fn : fn;
@@ -3600,9 +3698,11 @@ class FileCheck {
     }
     // the user's own definitions are not checked (a user class that inherits a target __init__ is)
     if (!this.opts.moduleName && spec.alternatives.every((a) => a.every((s) => this.definedByUser(s)))) return;
-    const parsed = this.callArgs(call, scope);
+    const parsed = this.callArgs(call, scope, forward?.skip);
     if (!parsed) return;
-    const results = bindAlternatives(spec, parsed.args);
+    const bound = bindAlternatives(spec, parsed.args);
+    // what a partial lacks, the call of it may give
+    const results = forward?.partial ? bound.map((r) => r.filter((x) => x.error.kind !== 'missing-argument')) : bound;
     const expected = outcomeKey(results);
     if (resolved.receivers) {
       // each class the receiver may hold must bind the call the same way
@@ -3713,7 +3813,7 @@ class FileCheck {
       }
     }
     const first = this.checkedCall(call, nameNode, spec, spec.alternatives.some((a) => a.some((x) => x.boundPositional)) ? 0 : leadingPositional(parsed.args));
-    this.checkUnpack(call, resolved, spec.qualname);
+    if (!forward) this.checkUnpack(call, resolved, spec.qualname);
     const deprecated = spec.alternatives.every((a) => a.some((x) => x.deprecated !== undefined)) ? spec.alternatives[0].find((x) => x.deprecated !== undefined)?.deprecated : undefined;
     if (deprecated !== undefined && !this.opts.moduleName) {
       this.findings.push({
@@ -3749,7 +3849,7 @@ class FileCheck {
       if (error.kind === 'unexpected-keyword' && argNode?.type === 'keyword_argument') {
         fixes.push(fixRemoveArgument(this.lines, parsed.nodes, error.argIndex!, call.childForFieldName('arguments')!, error.param!));
       }
-      if (group && !hasStars) {
+      if (group && !hasStars && (forward?.keywords ?? true)) {
         // positional-only parameters cannot be passed by keyword: those get no fix
         const names = group.map((g) => g.error.param!);
         if (names.every((n) => sig.params.find((x) => x.name === n)?.kind !== 'posonly')) {

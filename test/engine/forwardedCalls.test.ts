@@ -1,0 +1,104 @@
+/**
+ * Callables handed to the standard library's functions that call them with the arguments after
+ * them: `asyncio.to_thread`, an event loop's `run_in_executor`, a `concurrent.futures`
+ * executor's `submit`, and `functools.partial` (whose missing arguments the later call may give).
+ */
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Engine, type CheckResult } from '../../server/src/engine';
+import { tempTree } from '../helpers';
+
+const lines = (r: CheckResult): string[] => r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+
+const lib = {
+  'lib/__init__.py': '',
+  'lib/engine.py': [
+    'class Engine:',
+    '    def __init__(self, model: str):',
+    '        self.model = model',
+    '    def generate(self, prompt, max_tokens=16):',
+    '        return prompt',
+    '',
+    'def load(path, *, strict=True):',
+    '    return path',
+    '',
+  ].join('\n'),
+};
+
+describe('calls made by the function a callable is handed to', () => {
+  const target = tempTree(lib);
+
+  it('checks the callable of asyncio.to_thread, run_in_executor and submit with the arguments passed on', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import asyncio',
+      'from asyncio import to_thread',
+      'from concurrent.futures import ThreadPoolExecutor',
+      'from lib.engine import Engine, load',
+      '',
+      'async def main(e: Engine):',
+      '    await asyncio.to_thread(e.generate, "hi", max_tokenz=3)',
+      '    await to_thread(load, "p", strictt=False)',
+      '    loop = asyncio.get_running_loop()',
+      '    await loop.run_in_executor(None, load, "p", "q")',
+      '    await asyncio.get_event_loop().run_in_executor(None, e.generate)',
+      '    with ThreadPoolExecutor(max_workers=2) as ex:',
+      '        ex.submit(load, "a", stric=1)',
+      '    await asyncio.to_thread(e.generate, "ok", max_tokens=3)',
+      '    await asyncio.to_thread(load, "p", strict=False)',
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['7:unexpected-keyword', '8:unexpected-keyword', '10:too-many-positional', '11:missing-argument', '13:unexpected-keyword']);
+    assert.match(r.findings[0].message, /Engine\.generate\(\) got an unexpected keyword argument 'max_tokenz'/);
+    // the calls that bind are checked too
+    assert.equal(r.callsChecked, 7);
+    // the fix takes the keyword out of the outer call's arguments
+    const edit = r.findings[0].fixes[0].edits[0];
+    const line = user.split('\n')[6];
+    assert.equal(edit.range.start.line, 6);
+    assert.equal(line.slice(0, edit.range.start.character) + edit.newText + line.slice(edit.range.end.character), '    await asyncio.to_thread(e.generate, "hi")');
+    // run_in_executor passes positional arguments only: no keyword is offered for the missing one
+    assert.deepEqual(r.findings[3].fixes, []);
+  });
+
+  it('lets other receivers and functions of the same names alone', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import asyncio',
+      'from lib.engine import Engine, load',
+      '',
+      'def to_thread(f, *args):',
+      '    return f',
+      '',
+      'async def main(e: Engine, pool, loop):',
+      '    to_thread(load, "p", strictt=False)',
+      '    pool.submit(load, "a", stric=1)',
+      '    await loop.run_in_executor(None, load, "p", "q")',
+      '    other = asyncio.get_running_loop()',
+      '    other = pool',
+      '    await other.run_in_executor(None, load, "p", "q")',
+      '    await asyncio.to_thread(func=load)',
+      '    await asyncio.to_thread(*[load, "p", "q"])',
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), []);
+  });
+
+  it('checks what functools.partial binds now, leaving missing arguments to the later call', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import functools',
+      'from functools import partial',
+      'from lib.engine import Engine, load',
+      '',
+      'strict_load = functools.partial(load, strict=False)',
+      'bad_load = functools.partial(load, stric=False)',
+      'two = partial(load, "a", "b")',
+      'def make():',
+      '    return partial(Engine, model="m"), partial(Engine, modle="m")',
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['6:unexpected-keyword', '7:too-many-positional', '9:unexpected-keyword']);
+  });
+});
