@@ -58,6 +58,15 @@ describe("the user's own code: the names of its packages, classes in function bo
     assert.deepEqual(lines(user('pass')), ['7:too-many-positional', '8:unexpected-keyword']);
     // the function binds the base's name itself: the module's Serving may not be the one
     assert.deepEqual(lines(user('Serving = engine.serving_class')), []);
-    assert.deepEqual(lines(user('from lib.serving import Serving')), []);
+    // ... unless by one import of its own before the class (a lazy import): the base is what it imports
+    assert.deepEqual(lines(user('from lib.serving import Serving')), ['7:too-many-positional', '8:unexpected-keyword']);
+    assert.deepEqual(lines(user('from lib.serving import Serving as Serving')), ['7:too-many-positional', '8:unexpected-keyword']);
+    // imported, then bound again: not followed
+    assert.deepEqual(lines(user('from lib.serving import Serving; Serving = engine.serving_class')), []);
+    // another import of the name in the function (a fallback of another library) leaves it undecided
+    assert.deepEqual(lines(user('from lib.serving import Serving\n    if not engine:\n        from other.serving import Serving')), []);
+    // an import of a module the base is read off
+    const viaModule = user('import lib.serving as srv').replace('class Local(Serving)', 'class Local(srv.Serving)');
+    assert.deepEqual(lines(viaModule), ['7:too-many-positional', '8:unexpected-keyword']);
   });
 });

@@ -18,6 +18,12 @@ export type Expr =
   /** A list, tuple or set of string literals, or the string keys of a dict literal (with its string values in `map`). */
   | { kind: 'strs'; values: string[]; map?: Map<string, string> }
   | { kind: 'const'; text: string }
+  /**
+   * What an import binds, wherever the expression is read: a base of a class defined in a function
+   * that imports the name itself (`from lib.x import Base` in the function's body). `name`: `from
+   * module import name`; else `import module` (the module itself).
+   */
+  | { kind: 'imported'; module: string; name?: string }
   | { kind: 'other'; text: string };
 
 export interface ArgExpr {

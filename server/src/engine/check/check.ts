@@ -545,6 +545,40 @@ function bindsInText(text: string, name: string): boolean {
 }
 
 /**
+ * `fn` binds `name` by one import statement and in no other way its text shows (nested functions,
+ * classes and lambdas included).
+ */
+function importedOnce(fn: Node, name: string): boolean {
+  const x = `(?<![\\w.])${name}(?!\\w)`;
+  const text = fn.text;
+  // the import binds it once: what binds it besides must not be in the text (imports aside)
+  const others = text
+    .split('\n')
+    .filter((l) => !/^\s*(from\s+\S+\s+)?import\b/.test(l))
+    .join('\n');
+  if (bindsInText(others, name)) return false;
+  return (text.match(new RegExp(`\\bimport\\b[^\\n]*${x}`, 'g')) ?? []).length === 1;
+}
+
+/** `e` with the names in `imported` replaced by what their imports bind. */
+function withImported(e: Expr, imported: ReadonlyMap<string, Expr>): Expr {
+  switch (e.kind) {
+    case 'name':
+      return imported.get(e.name) ?? e;
+    case 'attr':
+      return { ...e, base: withImported(e.base, imported) };
+    case 'subscript':
+      return { ...e, base: withImported(e.base, imported) };
+    case 'call':
+      return { ...e, callee: withImported(e.callee, imported), args: e.args.map((a) => ({ ...a, value: withImported(a.value, imported) })) };
+    case 'cond':
+      return { ...e, alts: e.alts.map((a) => withImported(a, imported)) };
+    default:
+      return e;
+  }
+}
+
+/**
  * The value of a name that function `fn` binds exactly once, by a plain assignment of its own
  * (`is_new = Version(vllm.__version__) >= Version("0.12")`), neither a parameter nor declared
  * global or nonlocal, and bound by nothing else in it (nested functions, classes and lambdas
@@ -2396,13 +2430,30 @@ class FileCheck {
     read(node.childForFieldName('superclasses'));
     if (outer !== node) for (const d of outer.namedChildren) if (d?.type === 'decorator') read(d);
     const names: string[] = [];
+    /** roots the functions around bind by one import of their own, before the class */
+    const imported = new Map<string, Expr>();
     for (let s: Scope | undefined = scope; s && s.kind !== 'module'; s = s.parent) {
       if (s.kind === 'class') return undefined;
       if (s.comprehension) continue;
       names.push(s.node.childForFieldName('name')?.text ?? '<lambda>');
-      for (const r of roots) if (s.locals.has(r) || s.globals.has(r) || bindsInText(s.node.text, r)) return undefined;
+      for (const r of roots) {
+        if (imported.has(r)) continue;
+        const only = s.locals.get(r);
+        const b = only?.length === 1 ? only[0] : undefined;
+        if (b && (b.kind === 'from' || b.kind === 'module') && !s.globals.has(r) && b.line - 1 < node.startPosition.row && importedOnce(s.node, r)) {
+          imported.set(r, b.kind === 'from' ? { kind: 'imported', module: b.module, name: b.name } : { kind: 'imported', module: b.module });
+          continue;
+        }
+        if (s.locals.has(r) || s.globals.has(r) || bindsInText(s.node.text, r)) return undefined;
+      }
     }
-    return localClassInfo(outer, this.moduleName, !!this.opts.isPackage, this.imports, `${this.moduleName}.${names.reverse().join('.<locals>.')}.<locals>`);
+    const info = localClassInfo(outer, this.moduleName, !!this.opts.isPackage, this.imports, `${this.moduleName}.${names.reverse().join('.<locals>.')}.<locals>`);
+    if (info && imported.size > 0) {
+      info.bases = info.bases.map((b) => withImported(b, imported));
+      info.decorators = info.decorators.map((d) => withImported(d, imported));
+      for (const [k, v] of info.keywords) info.keywords.set(k, withImported(v, imported));
+    }
+    return info;
   }
 
   /** The class whose method a function scope is (module-level, or defined in a function body), and the function's decorators' names. */

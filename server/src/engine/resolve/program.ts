@@ -1196,6 +1196,8 @@ export class Program {
         return this.evalExpr(e.base, summary, depth + 1);
       case 'cond':
         return anyOf(e.alts.map((a) => this.evalExpr(a, summary, depth + 1)));
+      case 'imported':
+        return this.valueOfBinding(e.name === undefined ? { kind: 'module', module: e.module, conditional: false, line: 0 } : { kind: 'from', module: e.module, name: e.name, conditional: false, line: 0 }, summary, depth);
       case 'call': {
         const callee = this.evalExpr(e.callee, summary, depth + 1);
         if (callee.kind === 'special' && callee.name === 'functools.partial' && e.args.length > 0 && !e.args[0].name && !e.args[0].star) {
