@@ -2296,7 +2296,23 @@ class FileCheck {
   }
 
   /** What a name refers to at a point of the user's code; undefined when it is not traceable into the target. */
+  /**
+   * What `resolveName` gave each name in each scope, looked up with no assigned value being
+   * followed (a value found while one is, may be cut short by `followOnce`: those are not kept).
+   */
+  private readonly resolved = new WeakMap<Scope, Map<string, Value | undefined>>();
+
   private resolveName(name: string, scope: Scope): Value | undefined {
+    if (this.following.size > 0) return this.resolveNameUncached(name, scope);
+    let memo = this.resolved.get(scope);
+    if (!memo) this.resolved.set(scope, (memo = new Map()));
+    if (memo.has(name)) return memo.get(name);
+    const v = this.resolveNameUncached(name, scope);
+    memo.set(name, v);
+    return v;
+  }
+
+  private resolveNameUncached(name: string, scope: Scope): Value | undefined {
     let s: Scope | undefined = scope;
     while (s && s.kind !== 'module') {
       // names bound in class bodies are not followed, and are invisible to nested functions
