@@ -1,7 +1,8 @@
 /**
  * Callables handed to the standard library's functions that call them with the arguments after
  * them: `asyncio.to_thread`, an event loop's `run_in_executor`, a `concurrent.futures`
- * executor's `submit`, and `functools.partial` (whose missing arguments the later call may give).
+ * executor's `submit`, and `functools.partial` (whose missing arguments the later call may give);
+ * and keywords the user's own function hands on with `**kwargs` to the target's callable.
  */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -100,5 +101,38 @@ describe('calls made by the function a callable is handed to', () => {
       '',
     ].join('\n');
     assert.deepEqual(lines(engine.check(user, 'user.py')), ['6:unexpected-keyword', '7:too-many-positional', '9:unexpected-keyword']);
+  });
+
+  it("reports a keyword the user's own function hands on with **kwargs to a target callable that refuses it", async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'from lib.engine import Engine, load',
+      '',
+      'def make_engine(model, **engine_kwargs):',
+      '    return Engine(model=model, **engine_kwargs)',
+      '',
+      'def load_it(path, **kw):',
+      '    kw.pop("legacy", None)',
+      '    return load(path, **kw)',
+      '',
+      'def mine(**kw):',
+      '    return other(**kw)',
+      '',
+      'def other(a=1):',
+      '    return a',
+      '',
+      'make_engine("m", swap_space=4)', // 16: Engine() takes no swap_space
+      'make_engine("m")',
+      'load_it("p", strict=False, legacy=1)', // legacy is taken out before it is handed on
+      'load_it("p", stric=False)', // 19
+      'mine(b=2)', // the user's own other() refuses it: not the target's concern
+      'make_engine("m", "extra", swap_space=4)', // does not bind make_engine: not the target's concern either
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['16:unexpected-keyword', '19:unexpected-keyword']);
+    assert.match(r.findings[0].message, /make_engine\(\) passes it on with \*\*engine_kwargs to Engine\(\)/);
+    // the user's calls are not calls into the target: not counted
+    assert.equal(r.callsChecked, 2);
   });
 });

@@ -69,4 +69,40 @@ describe("the user's own code: the names of its packages, classes in function bo
     const viaModule = user('import lib.serving as srv').replace('class Local(Serving)', 'class Local(srv.Serving)');
     assert.deepEqual(lines(viaModule), ['7:too-many-positional', '8:unexpected-keyword']);
   });
+
+  it('a class defined in a function body is checked where the function (or one inside it) builds it, when the name is bound only there', async () => {
+    const lib = tempTree({
+      'lib/__init__.py': '',
+      'lib/serving.py': ['class Serving:', '    def __init__(self, engine, *, models):', '        self.engine = engine', ''].join('\n'),
+    });
+    const user = [
+      'from lib.serving import Serving', // 1
+      '', // 2
+      'def setup(engine, models):', // 3
+      '    class Local(Serving):', // 4
+      '        pass', // 5
+      '    def later():', // 6
+      '        return Local(engine, model=models)', // 7: the keyword is `models`
+      '    return Local(engine), later', // 8: `models` is required
+      '', // 9
+      'def twice(engine, flag):', // 10
+      '    class Other(Serving):', // 11
+      '        pass', // 12
+      '    if flag:', // 13
+      '        Other = dict', // 14
+      '    return Other(engine)', // 15: Other may be a dict here
+      '', // 16
+      'def own(engine):', // 17
+      '    class Mine(Serving):', // 18
+      '        def __init__(self, engine):', // 19
+      '            super().__init__(engine, models=[])', // 20
+      '    return Mine(engine)', // 21: its own __init__
+      '',
+    ].join('\n');
+    const engine = await Engine.open({ targets: [lib] });
+    assert.deepEqual(
+      engine.check(user, 'user.py').findings.map((f) => `${f.range.start.line + 1}:${f.code}`),
+      ['7:missing-argument', '7:unexpected-keyword', '8:missing-argument'],
+    );
+  });
 });

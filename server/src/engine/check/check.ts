@@ -250,6 +250,8 @@ type LocalBinding =
   | { kind: 'param'; annotation?: string; first: boolean }
   /** `with value as name` */
   | { kind: 'with'; value: Node }
+  /** `class name(...):` in the function's body */
+  | { kind: 'localClass'; node: Node }
   /**
    * `for name in iter`; `how` says which element of `iter` (`values`: of a mapping; otherwise what
    * iterating it gives), `via` the builtin whose call unpacks it (`for i, x in enumerate(xs)`, `for
@@ -1763,7 +1765,8 @@ class FileCheck {
           case 'function_definition':
           case 'class_definition': {
             const name = c.childForFieldName('name')?.text;
-            if (name) add(name, null);
+            // a class is followed where it is built (see `localClass`); a def is not
+            if (name) add(name, c.type === 'class_definition' && !dropping ? { kind: 'localClass', node: c } : null);
             // their bodies are other scopes, but `nonlocal x` in a function inside binds this x
             // (or one further out: either way not a value this walk can tell)
             if ((this.hasNonlocal ??= /\bnonlocal\b/.test(this.shared.text))) {
@@ -2326,8 +2329,12 @@ class FileCheck {
             if (b.kind === 'param') return this.parameterValue(b, s);
             if (b.kind === 'with') return this.enteredValue(b.value, s);
             if (b.kind === 'for') return this.forValue(b, s);
+            if (b.kind === 'localClass') {
+              const cls = this.localClass(b.node, s);
+              return cls ? { kind: 'class', cls, summary: this.summary } : undefined;
+            }
           }
-          if (list.some((b) => b === null)) return undefined;
+          if (list.some((b) => b === null || b.kind === 'localClass')) return undefined;
           if (list.some((b) => b!.kind === 'assigned' || b!.kind === 'param' || b!.kind === 'with' || b!.kind === 'for')) {
             // bound in several places: where it is read it holds one of their values, so a call on
             // it is followed when each of them is an instance of a class the engine knows
@@ -3764,7 +3771,15 @@ class FileCheck {
       return;
     }
     // the user's own definitions are not checked (a user class that inherits a target __init__ is)
-    if (!this.opts.moduleName && spec.alternatives.every((a) => a.every((s) => this.definedByUser(s)))) return;
+    if (!this.opts.moduleName && spec.alternatives.every((a) => a.every((s) => this.definedByUser(s)))) {
+      // ... but a keyword it hands on with **kwargs to the target's callable, which refuses it, is
+      // that callable's error (not counted: the call itself is no call into the target)
+      if (spec.alternatives.length === 1 && spec.alternatives[0].length === 1 && spec.alternatives[0][0].passesKeywords && !this.otherVersion(call) && !guardedBy(call, HANDLES_TYPE_ERROR)) {
+        const parsed = this.callArgs(call, scope, forward?.skip);
+        if (parsed && bindAlternatives(spec, parsed.args)[0].length === 0) this.checkPassedOn(call, spec, parsed, resolved, true);
+      }
+      return;
+    }
     const parsed = this.callArgs(call, scope, forward?.skip);
     if (!parsed) return;
     const bound = bindAlternatives(spec, parsed.args);
@@ -3945,7 +3960,7 @@ class FileCheck {
    * which has no parameter `k` and no `**kwargs` of its own (or hands them on again, followed a few
    * steps): the call raises TypeError there. Only for a callee of one signature.
    */
-  private checkPassedOn(call: Node, spec: Extract<CallSpec, { kind: 'known' }>, parsed: { args: CallArg[]; nodes: Node[] }, resolved: Resolved): void {
+  private checkPassedOn(call: Node, spec: Extract<CallSpec, { kind: 'known' }>, parsed: { args: CallArg[]; nodes: Node[] }, resolved: Resolved, byUser = false): void {
     if (spec.alternatives.length !== 1 || spec.alternatives[0].length !== 1) return;
     const sig = spec.alternatives[0][0];
     if (!sig.passesKeywords) return;
@@ -3957,7 +3972,8 @@ class FileCheck {
     parsed.args.forEach((a) => {
       if (a.kind !== 'keyword' || !a.name || sig.params.some((p) => p.name === a.name && p.kind !== 'varkw')) return;
       const refused = this.refusedWhenPassedOn(sig, a.name, 0, runtime);
-      if (!refused) return;
+      // from the user's own function: only where the target's callable refuses it
+      if (!refused || (byUser && this.definedByUser(refused.sig))) return;
       const argNode = parsed.nodes[a.index];
       const via = [sig, ...refused.via].map((x) => `${x.name}()`).join(' to ');
       // with a baseline whose class of that name had the field or attribute: it was removed
