@@ -135,4 +135,30 @@ describe('calls made by the function a callable is handed to', () => {
     // the user's calls are not calls into the target: not counted
     assert.equal(r.callsChecked, 2);
   });
+
+  it('checks the target a thread or a process runs with its args and kwargs, when they are displays', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import threading',
+      'import multiprocessing as mp',
+      'from threading import Thread',
+      'from lib.engine import Engine, load',
+      '',
+      'def run(e: Engine, xs):',
+      '    threading.Thread(target=e.generate, args=("p",), kwargs={"max_tokenz": 1}, daemon=True)', // 7
+      '    Thread(target=load, args=("a", "b"))', // 8
+      '    mp.Process(target=load, kwargs={"path": "p", "strict": False})', // binds
+      '    Thread(target=load)', // 10: run() calls load()
+      '    Thread(target=load, args=xs)', // what xs holds is not known
+      '    Thread(target=load, args=("a"))', // a string: its characters are the arguments
+      '    Thread(None, load, args=("a", "b"))', // the target by position: not followed
+      '    Thread(target=load, kwargs=opts(), args=("a",))',
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['7:unexpected-keyword', '8:too-many-positional', '10:missing-argument']);
+    // the key in the kwargs display is what is reported; no fix edits a display
+    assert.equal(r.findings[0].range.start.character, user.split('\n')[6].indexOf('"max_tokenz"'));
+    assert.deepEqual(r.findings.flatMap((f) => f.fixes), []);
+  });
 });

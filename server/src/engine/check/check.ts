@@ -360,7 +360,12 @@ interface Forward {
   keywords: boolean;
   /** `functools.partial(f, ...)`: more arguments may come when it is called, so none is missing yet */
   partial: boolean;
+  /** the arguments, where they are not the call's own (`Thread(target=f, args=(...))`; no fix edits them) */
+  args?: { args: CallArg[]; nodes: Node[] };
 }
+
+/** Classes whose instances call `target` with `args` and `kwargs` when they run. */
+const TARGET_RUNNERS = new Set(['threading.Thread', 'multiprocessing.Process', 'multiprocessing.context.Process', 'multiprocessing.process.BaseProcess']);
 
 /**
  * Functions that call their first argument with the rest: `asyncio.to_thread(func, /, *args,
@@ -3704,8 +3709,9 @@ class FileCheck {
       keywords = false;
     } else if (attr === 'submit' && obj && this.builtBy(obj, scope, EXECUTORS)) {
       skip = 1;
-    } else if (fn.type === 'identifier' || attr === 'to_thread' || attr === 'partial') {
+    } else if (fn.type === 'identifier' || attr === 'to_thread' || attr === 'partial' || attr === 'Thread' || attr === 'Process') {
       const q = this.stdQualname(fn, scope);
+      if (q && TARGET_RUNNERS.has(q)) return this.targetRun(list);
       if (!q || !FORWARDERS.has(q)) return undefined;
       partial = q === 'functools.partial';
     } else return undefined;
@@ -3716,6 +3722,43 @@ class FileCheck {
     const callee = nodes[skip - 1];
     if (callee.type !== 'identifier' && callee.type !== 'attribute') return undefined;
     return { fn: callee, skip, keywords, partial };
+  }
+
+  /**
+   * `Thread(target=f, args=(a, b), kwargs={"k": v})` (or a `Process`): its `run()` calls `f(a, b,
+   * k=v)`. Only with `target=` given by keyword, `args=` a tuple or list display without `*` and
+   * `kwargs=` a dict display with literal keys (either may be left out); nothing unpacked into the
+   * constructor's own arguments.
+   */
+  private targetRun(list: Node): Forward | undefined {
+    const nodes = argumentNodes(list);
+    if (nodes.some((n) => n.type !== 'keyword_argument')) return undefined;
+    const given = (k: string): Node | undefined => nodes.find((n) => n.childForFieldName('name')?.text === k)?.childForFieldName('value') ?? undefined;
+    const fn = given('target');
+    if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
+    const args: CallArg[] = [];
+    const argNodes: Node[] = [];
+    const positional = given('args');
+    if (positional) {
+      if (positional.type !== 'tuple' && positional.type !== 'list' && positional.type !== 'parenthesized_expression') return undefined;
+      const items = positional.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+      // `args=(x)` is no tuple: x itself, unpacked by run()
+      if (positional.type === 'parenthesized_expression' || items.some((c) => c.type === 'list_splat' || c.type === 'parenthesized_list_splat')) return undefined;
+      for (const c of items) {
+        args.push({ kind: 'positional', index: argNodes.length });
+        argNodes.push(c);
+      }
+    }
+    const keywords = given('kwargs');
+    if (keywords) {
+      if (keywords.type !== 'dictionary' || !literalKeys(keywords)) return undefined;
+      for (const pair of keywords.namedChildren) {
+        if (!pair || pair.type !== 'pair') continue;
+        args.push({ kind: 'keyword', name: stringValue(pair.childForFieldName('key')!)!, index: argNodes.length });
+        argNodes.push(pair);
+      }
+    }
+    return { fn, skip: 0, keywords: false, partial: false, args: { args, nodes: argNodes } };
   }
 
   /** The qualified name of a function of a library outside the target (or of the standard library as the target) that `node` names. */
@@ -3775,12 +3818,12 @@ class FileCheck {
       // ... but a keyword it hands on with **kwargs to the target's callable, which refuses it, is
       // that callable's error (not counted: the call itself is no call into the target)
       if (spec.alternatives.length === 1 && spec.alternatives[0].length === 1 && spec.alternatives[0][0].passesKeywords && !this.otherVersion(call) && !guardedBy(call, HANDLES_TYPE_ERROR)) {
-        const parsed = this.callArgs(call, scope, forward?.skip);
+        const parsed = forward?.args ?? this.callArgs(call, scope, forward?.skip);
         if (parsed && bindAlternatives(spec, parsed.args)[0].length === 0) this.checkPassedOn(call, spec, parsed, resolved, true);
       }
       return;
     }
-    const parsed = this.callArgs(call, scope, forward?.skip);
+    const parsed = forward?.args ?? this.callArgs(call, scope, forward?.skip);
     if (!parsed) return;
     const bound = bindAlternatives(spec, parsed.args);
     // what a partial lacks, the call of it may give
@@ -3928,7 +3971,7 @@ class FileCheck {
       const range = rangeOf(argNode ?? nameNode);
       const fixes = [];
       // a key of a dict handed in with ** is not an argument the fix could take out alone
-      if (error.kind === 'unexpected-keyword' && argNode?.type === 'keyword_argument') {
+      if (error.kind === 'unexpected-keyword' && argNode?.type === 'keyword_argument' && !forward?.args) {
         fixes.push(fixRemoveArgument(this.lines, parsed.nodes, error.argIndex!, call.childForFieldName('arguments')!, error.param!));
       }
       if (group && !hasStars && (forward?.keywords ?? true)) {
