@@ -2,7 +2,8 @@
  * Callables handed to the standard library's functions that call them with the arguments after
  * them: `asyncio.to_thread`, an event loop's `run_in_executor`, a `concurrent.futures`
  * executor's `submit`, and `functools.partial` (whose missing arguments the later call may give);
- * and keywords the user's own function hands on with `**kwargs` to the target's callable.
+ * keywords the user's own function hands on with `**kwargs` to the target's callable; and the keys
+ * of the dicts the user's own functions build for `**`.
  */
 import * as assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -160,5 +161,45 @@ describe('calls made by the function a callable is handed to', () => {
     // the key in the kwargs display is what is reported; no fix edits a display
     assert.equal(r.findings[0].range.start.character, user.split('\n')[6].indexOf('"max_tokenz"'));
     assert.deepEqual(r.findings.flatMap((f) => f.fixes), []);
+  });
+
+  it("takes the keys of a dict the user's own function returns as the keywords ** hands in", async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'from lib.engine import Engine, load',
+      '',
+      'def engine_kwargs(model, fast):', // 3
+      '    if fast:',
+      '        return {"model": model, "swap_space": 4}',
+      '    return dict(model=model, swap_space=8, extra=1)', // extra: only on one path
+      '',
+      'def loader_kwargs():', // 8
+      '    return {"strict": True}',
+      '',
+      'def gen():', // 11
+      '    yield {"bogus": 1}',
+      '    return {"bogus": 1}',
+      '',
+      'def run(fast):', // 15
+      '    Engine(**engine_kwargs("m", fast))', // 16: swap_space on every path
+      '    kw = loader_kwargs()',
+      '    load("p", **kw)', // binds
+      '    kw2 = engine_kwargs("m", fast)',
+      '    kw2.pop("swap_space")',
+      '    Engine(**kw2)', // swap_space taken out: may be there or not
+      '    load("p", **gen())', // a generator: no dict
+      '    class Local:',
+      '        def kwargs(self):',
+      '            return {"bogus": 1}',
+      '    load("p", **Local().kwargs())', // a method: an override may return another
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['16:unexpected-keyword']);
+    // the function changes: so does what its callers are told (no stale result is reused)
+    const incremental = await Engine.open({ targets: [target], incremental: true });
+    assert.deepEqual(lines(incremental.check(user, 'user.py')), ['16:unexpected-keyword']);
+    const edited = user.replace('return {"strict": True}', 'return {"strict": True, "mode": 1}');
+    assert.deepEqual(lines(incremental.check(edited, 'user.py')), ['16:unexpected-keyword', '18:unexpected-keyword']);
+    assert.deepEqual(lines(engine.check(edited, 'user.py')), ['16:unexpected-keyword', '18:unexpected-keyword']);
   });
 });

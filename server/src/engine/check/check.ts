@@ -10,7 +10,7 @@ import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
-import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, localClassInfo, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
+import { absoluteModule, type Binding, catchesImportError, displayKeys, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, localClassInfo, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { annotationText, argumentNodes, dictUse, type Expr, identifiersNamed, LEAF_TYPES, patternCaptures, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param, ParamKind } from '../syntax';
@@ -3541,8 +3541,7 @@ class FileCheck {
         } else args.push({ kind: 'star', index });
       } else if (n.type === 'dictionary_splat') {
         const inner = n.namedChildren[0];
-        const literal = inner ? literalKeys(inner) : undefined;
-        const keys = literal ? { keys: literal, maybe: [] } : inner && scope && inner.type === 'identifier' ? this.localDictKeys(inner.text, scope) : undefined;
+        const keys = !inner ? undefined : scope ? (inner.type === 'identifier' ? this.localDictKeys(inner.text, scope) : this.builtKeys(inner, scope)) : literalKeys(inner) ? { keys: literalKeys(inner)!, maybe: [] } : undefined;
         if (keys) {
           for (const k of keys.keys) args.push({ kind: 'keyword', name: k, index });
           for (const k of keys.maybe) args.push({ kind: 'maybeKeyword', name: k, index });
@@ -3562,6 +3561,22 @@ class FileCheck {
    * function changes otherwise, hands on as a value, or binds again (or that a nested function
    * binds) gives none.
    */
+  /**
+   * The keys of a dict an expression gives: a display with literal keys, or a call of a plain
+   * function of the user's own code whose every `return` gives such a display (see
+   * `FunctionInfo.returnsDict`). Not a method: a subclass may override it.
+   */
+  private builtKeys(value: Node, scope: Scope): { keys: string[]; maybe: string[] } | undefined {
+    const literal = literalKeys(value);
+    if (literal) return { keys: literal, maybe: [] };
+    if (value.type !== 'call') return undefined;
+    const fn = value.childForFieldName('function');
+    if (!fn || (fn.type !== 'identifier' && fn.type !== 'attribute')) return undefined;
+    const v = this.valueOfExpr(fn, scope);
+    if (v?.kind !== 'function' || v.owner || v.classAttr || !this.isUser(v.summary) || v.fn.decorators.length > 0) return undefined;
+    return v.fn.returnsDict;
+  }
+
   private localDictKeys(name: string, scope: Scope): { keys: string[]; maybe: string[] } | undefined {
     let s: Scope | undefined = scope;
     while (s && (s.kind !== 'function' || (s.comprehension && !s.locals.has(name)))) s = s.parent;
@@ -3569,12 +3584,12 @@ class FileCheck {
     const list = s.locals.get(name);
     const b = list?.length === 1 ? list[0] : undefined;
     if (!b || b.kind !== 'assigned') return undefined;
-    const literal = literalKeys(b.value);
-    if (!literal) return undefined;
-    const keys = new Set(literal);
+    const built = this.builtKeys(b.value, s);
+    if (!built) return undefined;
+    const keys = new Set(built.keys);
     // keys a subscript with a literal sets (`opts["k"] = v`, maybe under a condition) or takes
     // (`del opts["k"]`, `opts.pop("k")`): each may be there or not when the call is made
-    const maybe = new Set<string>();
+    const maybe = new Set<string>(built.maybe);
     for (const id of identifiersNamed(s.node, name)) {
       // the binding itself
       if (id.parent?.type === 'assignment' && id.parent.childForFieldName('left')?.id === id.id && id.parent.childForFieldName('right')?.id === b.value.id) continue;
@@ -4228,26 +4243,7 @@ function isTargetValue(v: Value, isUser: (s: ModuleSummary) => boolean): boolean
   }
 }
 
-function literalKeys(n: Node): string[] | undefined {
-  if (n.type === 'dictionary') {
-    const keys: string[] = [];
-    for (const p of n.namedChildren) {
-      if (!p || p.type === 'comment') continue;
-      if (p.type !== 'pair') return undefined;
-      const k = p.childForFieldName('key');
-      const v = k ? stringValue(k) : undefined;
-      if (v === undefined) return undefined;
-      keys.push(v);
-    }
-    return keys;
-  }
-  if (n.type === 'call' && n.childForFieldName('function')?.text === 'dict') {
-    const args = argumentNodes(n.childForFieldName('arguments'));
-    if (!args.every((a) => a?.type === 'keyword_argument')) return undefined;
-    return args.map((a) => a!.childForFieldName('name')!.text);
-  }
-  return undefined;
-}
+const literalKeys = displayKeys;
 
 /**
  * `d.get(k)` or `d.get(k, None)`: an item of the mapping, or None (a method called on None fails

@@ -65,6 +65,11 @@ export interface FunctionInfo {
   buildsCls?: boolean;
   /** A function without a return annotation whose every `return` gives what one call of this dotted name of its module returns (see `returnedCall`). */
   returnsCall?: string;
+  /**
+   * A plain function whose every `return` gives a dict display with literal keys (or `dict(k=...)`):
+   * the keys all of them give, and those only some give (see `returnedDictKeys`).
+   */
+  returnsDict?: { keys: string[]; maybe: string[] };
 }
 
 /**
@@ -728,6 +733,55 @@ export function firstArgument(decorators: Expr[]): number {
   return decorators.some((d) => dotted(d.kind === 'call' ? d.callee : d)?.split('.').pop() === 'classmethod') ? 1 : 0;
 }
 
+/**
+ * The keys of the dicts a function body returns, where each of its `return` statements (not those of
+ * functions, classes or lambdas inside it) gives a dict display with literal string keys or
+ * `dict(k=...)`, and it yields nothing: `keys` every one gives, `maybe` the ones only some give.
+ */
+function returnedDictKeys(body: Node): { keys: string[]; maybe: string[] } | undefined {
+  const returns = body.descendantsOfType(['return_statement', 'yield']).filter((n): n is Node => !!n);
+  if (returns.length === 0) return undefined;
+  let keys: Set<string> | undefined;
+  const all = new Set<string>();
+  for (const r of returns) {
+    // a return of a function inside belongs to it
+    let up = r.parent;
+    while (up && up.id !== body.id && up.type !== 'function_definition' && up.type !== 'class_definition' && up.type !== 'lambda') up = up.parent;
+    if (!up || up.id !== body.id) continue;
+    if (r.type === 'yield') return undefined;
+    const value = r.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
+    if (value.length !== 1) return undefined;
+    const got = displayKeys(value[0]);
+    if (!got) return undefined;
+    for (const k of got) all.add(k);
+    keys = keys ? new Set([...keys].filter((k) => got.includes(k))) : new Set(got);
+  }
+  if (!keys) return undefined;
+  return { keys: [...keys], maybe: [...all].filter((k) => !keys!.has(k)) };
+}
+
+/** The keys of a dict display with literal string keys, or of `dict(k=...)`; undefined for any other expression. */
+export function displayKeys(n: Node): string[] | undefined {
+  if (n.type === 'dictionary') {
+    const keys: string[] = [];
+    for (const p of n.namedChildren) {
+      if (!p || p.type === 'comment') continue;
+      if (p.type !== 'pair') return undefined;
+      const k = p.childForFieldName('key');
+      const v = k ? stringValue(k) : undefined;
+      if (v === undefined) return undefined;
+      keys.push(v);
+    }
+    return keys;
+  }
+  if (n.type === 'call' && n.childForFieldName('function')?.text === 'dict') {
+    const args = argumentNodes(n.childForFieldName('arguments'));
+    if (!args.every((a) => a?.type === 'keyword_argument')) return undefined;
+    return args.map((a) => a!.childForFieldName('name')!.text);
+  }
+  return undefined;
+}
+
 export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boolean): FunctionInfo {
   const name = def.childForFieldName('name')?.text ?? '?';
   const params = paramsOf(def);
@@ -772,6 +826,10 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     }
   }
   if (!body) return info;
+  if (!info.isAsync) {
+    const dict = returnedDictKeys(body);
+    if (dict) info.returnsDict = dict;
+  }
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);
   const passed = def.children[0]?.type === 'async' ? undefined : keywordsPassedOn(body, stmts, params);
