@@ -202,4 +202,30 @@ describe('calls made by the function a callable is handed to', () => {
     assert.deepEqual(lines(incremental.check(edited, 'user.py')), ['16:unexpected-keyword', '18:unexpected-keyword']);
     assert.deepEqual(lines(engine.check(edited, 'user.py')), ['16:unexpected-keyword', '18:unexpected-keyword']);
   });
+
+  it('follows a partial bound to a local to its calls, with its arguments first', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import functools',
+      'from lib.engine import Engine, load',
+      '',
+      'def run(e: Engine):',
+      '    strict_load = functools.partial(load, strict=False)',
+      '    strict_load("p")', // binds
+      '    strict_load()', // 7: path missing
+      '    strict_load("p", mode=1)', // 8
+      '    make = functools.partial(Engine, model="m")',
+      '    make()', // binds: model is preset
+      '    make(extra=1)', // 11
+      '    gen = functools.partial(e.generate, "p")', // a method taken off an instance: not followed
+      '    gen(bogus=1)',
+      '    other = functools.partial(load)',
+      '    other = print',
+      '    other(1, 2)', // bound twice: not followed
+      '    again = functools.partial(again, 1)', // depends on itself: not followed (and no endless lookup)
+      '    again()',
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['7:missing-argument', '8:unexpected-keyword', '11:unexpected-keyword']);
+  });
 });

@@ -20,7 +20,7 @@ import { applySuppressions } from './suppress';
 import { decideVersionTest, type VersionNames, versionString } from './versionTests';
 import { notNnModuleMember } from '../resolve/specials';
 import { LibrarySites } from './librarySites';
-import { dotted, readParams } from '../syntax';
+import { argExpr, dotted, readParams } from '../syntax';
 
 /**
  * Expressions, whose parts bind no name of the enclosing function except through `:=` (a walk for
@@ -2499,9 +2499,33 @@ class FileCheck {
    * subclass, as for a parameter annotated so).
    */
   private assignedLocal(b: { value: Node; annotation?: string }, fnScope: Scope): Value | undefined {
+    const p = this.partialOf(b.value, fnScope);
+    if (p) return p;
     const v = this.instanceFrom(b.value, fnScope);
     if ((v && (v.kind === 'instance' || isInstanceUnion(v))) || !b.annotation) return v;
     return this.parameterValue({ annotation: b.annotation, first: false }, fnScope) ?? v;
+  }
+
+  /**
+   * `functools.partial(f, ...)` of a plain function or a class (not a method taken off an instance,
+   * whose own first parameter the partial does not bind): called, it calls `f` with its arguments
+   * first (see `Callables.partialSpec`).
+   */
+  private partialOf(value: Node, scope: Scope): Value | undefined {
+    if (value.type !== 'call') return undefined;
+    const callee = value.childForFieldName('function');
+    const list = value.childForFieldName('arguments');
+    if (!callee || !list || list.type !== 'argument_list' || (callee.type !== 'identifier' && callee.type !== 'attribute')) return undefined;
+    const nodes = argumentNodes(list);
+    const first = nodes[0];
+    if (!first || (first.type !== 'identifier' && first.type !== 'attribute')) return undefined;
+    // `f = partial(f, ...)`, or names bound from each other: what depends on itself is not followed
+    return this.followOnce(value, () => {
+      if (this.stdQualname(callee, scope) !== 'functools.partial') return undefined;
+      const base = this.valueOfExpr(first, scope);
+      if (!base || !((base.kind === 'function' && !base.owner && !base.classAttr) || base.kind === 'class')) return undefined;
+      return { kind: 'partial', base, args: nodes.slice(1).map((n) => argExpr(n)) };
+    });
   }
 
   /**
