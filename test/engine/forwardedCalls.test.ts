@@ -192,15 +192,27 @@ describe('calls made by the function a callable is handed to', () => {
       '        def kwargs(self):',
       '            return {"bogus": 1}',
       '    load("p", **Local().kwargs())', // a method: an override may return another
+      '    Engine(**inline(fast))', // a return inside a line: not read
+      '    Engine(**documented())', // 28: the docstring's line is no return: bogus is there
+      '',
+      'def inline(fast):',
+      '    if fast: return {"bogus": 1}',
+      '    return {"model": "m"}',
+      '',
+      'def documented():',
+      '    """Like:',
+      '    if x: return {}',
+      '    """',
+      '    return {"model": "m", "bogus": 1}',
       '',
     ].join('\n');
-    assert.deepEqual(lines(engine.check(user, 'user.py')), ['16:unexpected-keyword']);
+    assert.deepEqual(lines(engine.check(user, 'user.py')), ['16:unexpected-keyword', '28:unexpected-keyword']);
     // the function changes: so does what its callers are told (no stale result is reused)
     const incremental = await Engine.open({ targets: [target], incremental: true });
-    assert.deepEqual(lines(incremental.check(user, 'user.py')), ['16:unexpected-keyword']);
+    assert.deepEqual(lines(incremental.check(user, 'user.py')), ['16:unexpected-keyword', '28:unexpected-keyword']);
     const edited = user.replace('return {"strict": True}', 'return {"strict": True, "mode": 1}');
-    assert.deepEqual(lines(incremental.check(edited, 'user.py')), ['16:unexpected-keyword', '18:unexpected-keyword']);
-    assert.deepEqual(lines(engine.check(edited, 'user.py')), ['16:unexpected-keyword', '18:unexpected-keyword']);
+    assert.deepEqual(lines(incremental.check(edited, 'user.py')), ['16:unexpected-keyword', '18:unexpected-keyword', '28:unexpected-keyword']);
+    assert.deepEqual(lines(engine.check(edited, 'user.py')), ['16:unexpected-keyword', '18:unexpected-keyword', '28:unexpected-keyword']);
   });
 
   it('follows a partial bound to a local to its calls, with its arguments first', async () => {

@@ -734,30 +734,81 @@ export function firstArgument(decorators: Expr[]): number {
 }
 
 /**
- * The keys of the dicts a function body returns, where each of its `return` statements (not those of
- * functions, classes or lambdas inside it) gives a dict display with literal string keys or
- * `dict(k=...)`, and it yields nothing: `keys` every one gives, `maybe` the ones only some give.
+ * The keys of the dicts a function body returns, read off its text (the same whether the skeleton
+ * emptied the body or not), where each of its `return` statements gives a dict display whose keys
+ * are plain string literals, or `dict(k=...)`, and nothing else follows on its line: `keys` every
+ * one gives, `maybe` the ones only some give. A body with `yield`, or with a function, class or
+ * lambda inside (whose returns are their own), gives none. Triple-quoted strings are set aside first.
  */
-function returnedDictKeys(body: Node): { keys: string[]; maybe: string[] } | undefined {
-  const returns = body.descendantsOfType(['return_statement', 'yield']).filter((n): n is Node => !!n);
-  if (returns.length === 0) return undefined;
+function returnedDictKeys(raw: string): { keys: string[]; maybe: string[] } | undefined {
+  if (!raw.includes('return')) return undefined;
+  const text = raw.replace(/"""[\s\S]*?"""|'''[\s\S]*?'''/g, '""');
+  if (/\b(yield|def|lambda|class)\b/.test(text)) return undefined;
+  // every `return` must open its line (`if x: return {...}` is not read: none is)
+  const returns = [...text.matchAll(/(?:^|\n)[ \t]*return\b[ \t]*/g)];
+  if (returns.length !== (text.match(/\breturn\b/g) ?? []).length) return undefined;
   let keys: Set<string> | undefined;
   const all = new Set<string>();
-  for (const r of returns) {
-    // a return of a function inside belongs to it
-    let up = r.parent;
-    while (up && up.id !== body.id && up.type !== 'function_definition' && up.type !== 'class_definition' && up.type !== 'lambda') up = up.parent;
-    if (!up || up.id !== body.id) continue;
-    if (r.type === 'yield') return undefined;
-    const value = r.namedChildren.filter((c): c is Node => !!c && c.type !== 'comment');
-    if (value.length !== 1) return undefined;
-    const got = displayKeys(value[0]);
-    if (!got) return undefined;
+  for (const m of returns) {
+    const at = m.index! + m[0].length;
+    const open = text[at] === '{' ? at : text.startsWith('dict(', at) ? at + 4 : -1;
+    if (open < 0) return undefined;
+    const close = closing(text, open);
+    if (close < 0 || !/^[ \t]*(#[^\n]*)?(\n|$)/.test(text.slice(close + 1))) return undefined;
+    const got: string[] = [];
+    for (const entry of topLevelParts(text.slice(open + 1, close))) {
+      const k = text[open] === '{' ? /^(["'])([A-Za-z_]\w*)\1\s*:/.exec(entry)?.[2] : /^([A-Za-z_]\w*)\s*=(?!=)/.exec(entry)?.[1];
+      if (!k) return undefined;
+      got.push(k);
+    }
     for (const k of got) all.add(k);
     keys = keys ? new Set([...keys].filter((k) => got.includes(k))) : new Set(got);
   }
   if (!keys) return undefined;
   return { keys: [...keys], maybe: [...all].filter((k) => !keys!.has(k)) };
+}
+
+/** The index of the bracket that closes the one at `open`, skipping strings; -1 when there is none. */
+function closing(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      i++;
+      while (i < text.length && text[i] !== c && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
+      if (text[i] !== c) return -1;
+    } else if (c === '#') {
+      while (i < text.length && text[i] !== '\n') i++;
+    } else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') {
+      depth--;
+      if (depth === 0) return i;
+    }
+  }
+  return -1;
+}
+
+/** The comma-separated parts of a bracket's content at its own level (empty ones left out), trimmed. */
+function topLevelParts(inner: string): string[] {
+  const parts: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i <= inner.length; i++) {
+    const c = inner[i];
+    if (c === '"' || c === "'") {
+      i++;
+      while (i < inner.length && inner[i] !== c) i += inner[i] === '\\' ? 2 : 1;
+    } else if (c === '#') {
+      while (i < inner.length && inner[i] !== '\n') i++;
+    } else if (c === '(' || c === '[' || c === '{') depth++;
+    else if (c === ')' || c === ']' || c === '}') depth--;
+    else if ((c === ',' && depth === 0) || i === inner.length) {
+      const part = inner.slice(start, i).replace(/^(\s|#[^\n]*)+/, '').trim();
+      if (part) parts.push(part);
+      start = i + 1;
+    }
+  }
+  return parts;
 }
 
 /** The keys of a dict display with literal string keys, or of `dict(k=...)`; undefined for any other expression. */
@@ -825,11 +876,11 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
       if (callee) info.returnsCall = callee;
     }
   }
-  if (!body) return info;
   if (!info.isAsync) {
-    const dict = returnedDictKeys(body);
+    const dict = returnedDictKeys(bodyText(def));
     if (dict) info.returnsDict = dict;
   }
+  if (!body) return info;
   const stmts = statements(body);
   info.deprecation = deprecationOf(stmts);
   const passed = def.children[0]?.type === 'async' ? undefined : keywordsPassedOn(body, stmts, params);
