@@ -3578,14 +3578,6 @@ class FileCheck {
   }
 
   /**
-   * `f(**opts)` where `opts` is a local of the enclosing function bound once to a dict display with
-   * literal keys or to `dict(k=...)`, and only read besides (`**opts`, `opts["k"]`, `opts.get(...)`,
-   * `"k" in opts`): its keys. A key a literal subscript sets or takes out (`opts["k"] = v`, `del
-   * opts["k"]`, `opts.pop("k")`) may be there or not: it is among the `maybe` keys. A dict the
-   * function changes otherwise, hands on as a value, or binds again (or that a nested function
-   * binds) gives none.
-   */
-  /**
    * The keys of a dict an expression gives: a display with literal keys, or a call of a plain
    * function of the user's own code whose every `return` gives such a display (see
    * `FunctionInfo.returnsDict`). Not a method: a subclass may override it.
@@ -3601,6 +3593,14 @@ class FileCheck {
     return v.fn.returnsDict;
   }
 
+  /**
+   * `f(**opts)` where `opts` is a local of the enclosing function bound once to a dict display with
+   * literal keys, to `dict(k=...)` or to a call `builtKeys` reads, and only read besides (`**opts`, `opts["k"]`, `opts.get(...)`,
+   * `"k" in opts`): its keys. A key a literal subscript sets or takes out (`opts["k"] = v`, `del
+   * opts["k"]`, `opts.pop("k")`) may be there or not: it is among the `maybe` keys. A dict the
+   * function changes otherwise, hands on as a value, or binds again (or that a nested function
+   * binds) gives none.
+   */
   private localDictKeys(name: string, scope: Scope): { keys: string[]; maybe: string[] } | undefined {
     let s: Scope | undefined = scope;
     while (s && (s.kind !== 'function' || (s.comprehension && !s.locals.has(name)))) s = s.parent;
