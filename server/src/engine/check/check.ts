@@ -10,7 +10,7 @@ import type { Node, Tree } from '../parser';
 import { parseRecovering } from './recover';
 import { type Program, USER_FILE_MODULE, type Value } from '../resolve/program';
 import { agree, type Instance, isInstanceUnion, Receivers } from '../resolve/receivers';
-import { absoluteModule, type Binding, catchesImportError, displayKeys, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, localClassInfo, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
+import { absoluteModule, type Binding, catchesImportError, type FunctionInfo, hasField, importBindings, importsOfTry, loadsLazily, localClassInfo, summarizeTree, type ModuleSummary, type ClassInfo, type SummaryMemo } from '../index/summary';
 import { annotationText, argumentNodes, dictUse, type Expr, identifiersNamed, LEAF_TYPES, patternCaptures, stringValue } from '../syntax';
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param, ParamKind } from '../syntax';
@@ -4267,7 +4267,26 @@ function isTargetValue(v: Value, isUser: (s: ModuleSummary) => boolean): boolean
   }
 }
 
-const literalKeys = displayKeys;
+function literalKeys(n: Node): string[] | undefined {
+  if (n.type === 'dictionary') {
+    const keys: string[] = [];
+    for (const p of n.namedChildren) {
+      if (!p || p.type === 'comment') continue;
+      if (p.type !== 'pair') return undefined;
+      const k = p.childForFieldName('key');
+      const v = k ? stringValue(k) : undefined;
+      if (v === undefined) return undefined;
+      keys.push(v);
+    }
+    return keys;
+  }
+  if (n.type === 'call' && n.childForFieldName('function')?.text === 'dict') {
+    const args = argumentNodes(n.childForFieldName('arguments'));
+    if (!args.every((a) => a?.type === 'keyword_argument')) return undefined;
+    return args.map((a) => a!.childForFieldName('name')!.text);
+  }
+  return undefined;
+}
 
 /**
  * `d.get(k)` or `d.get(k, None)`: an item of the mapping, or None (a method called on None fails

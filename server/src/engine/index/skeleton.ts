@@ -334,16 +334,17 @@ const enum Row {
 }
 
 /**
- * The offset of the `)` that closes the `(` at `open`, or -1 when a triple-quoted string, a
- * backslash or the end of `limit` comes first.
+ * The offset of the bracket that closes the `(`, `[` or `{` at `open` (one of its own kind), or -1
+ * when another kind closes it, or a triple-quoted string, a backslash or the end of `limit` comes first.
  */
-function closingParen(text: string, open: number, limit: number): number {
+export function closingBracket(text: string, open: number, limit: number): number {
+  const closer = text.charCodeAt(open) === 40 ? 41 : text.charCodeAt(open) === 91 ? 93 : 125;
   let depth = 0;
   for (let p = open; p < limit; p++) {
     const c = text.charCodeAt(p);
     if (c === 40 || c === 91 || c === 123) depth++;
     else if (c === 41 || c === 93 || c === 125) {
-      if (--depth === 0) return c === 41 ? p : -1;
+      if (--depth === 0) return c === closer ? p : -1;
     } else if (c === DQUOTE || c === SQUOTE) {
       if (text.charCodeAt(p + 1) === c && text.charCodeAt(p + 2) === c) return -1;
       p++;
@@ -435,7 +436,7 @@ export function skeletonize(source: string, options: SkeletonOptions = { readOff
     const m = DEF.exec(headText(k));
     if (m && options.readOffText) {
       const open = head[k] + m[0].length - 1;
-      const close = closingParen(text, open, rowEnd(end[k]));
+      const close = closingBracket(text, open, rowEnd(end[k]));
       const read = close > open ? paramsFromText(text.slice(open + 1, close)) : undefined;
       // the return annotation goes too (no summary reads it): `def f(<line breaks>):`
       const colon = read ? headerColon(text, close, rowEnd(end[k])) : -1;

@@ -4,7 +4,7 @@
  * facts about them that decorator analysis needs. Trees are freed as soon as the summary is made.
  */
 import { parsePython, type Node } from '../parser';
-import { importFromText, skeletonize, type TextImport } from './skeleton';
+import { closingBracket, importFromText, skeletonize, type TextImport } from './skeleton';
 import { annotationText, argumentNodes, dictUse, dotted, patternCaptures, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
 
 export interface FunctionInfo {
@@ -740,8 +740,9 @@ export function firstArgument(decorators: Expr[]): number {
  * one gives, `maybe` the ones only some give. A body with `yield`, or with a function, class or
  * lambda inside (whose returns are their own), gives none. Triple-quoted strings are set aside first.
  */
+const RETURNS_DICT = /\breturn[ \t]+(\{|dict\()/;
+
 function returnedDictKeys(raw: string): { keys: string[]; maybe: string[] } | undefined {
-  if (!raw.includes('return')) return undefined;
   const text = raw.replace(/"""[\s\S]*?"""|'''[\s\S]*?'''/g, '""');
   if (/\b(yield|def|lambda|class)\b/.test(text)) return undefined;
   // every `return` must open its line (`if x: return {...}` is not read: none is)
@@ -753,7 +754,7 @@ function returnedDictKeys(raw: string): { keys: string[]; maybe: string[] } | un
     const at = m.index! + m[0].length;
     const open = text[at] === '{' ? at : text.startsWith('dict(', at) ? at + 4 : -1;
     if (open < 0) return undefined;
-    const close = closing(text, open);
+    const close = closingBracket(text, open, text.length);
     if (close < 0 || !/^[ \t]*(#[^\n]*)?(\n|$)/.test(text.slice(close + 1))) return undefined;
     const got: string[] = [];
     for (const entry of topLevelParts(text.slice(open + 1, close))) {
@@ -766,26 +767,6 @@ function returnedDictKeys(raw: string): { keys: string[]; maybe: string[] } | un
   }
   if (!keys) return undefined;
   return { keys: [...keys], maybe: [...all].filter((k) => !keys!.has(k)) };
-}
-
-/** The index of the bracket that closes the one at `open`, skipping strings; -1 when there is none. */
-function closing(text: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
-    if (c === '"' || c === "'") {
-      i++;
-      while (i < text.length && text[i] !== c && text[i] !== '\n') i += text[i] === '\\' ? 2 : 1;
-      if (text[i] !== c) return -1;
-    } else if (c === '#') {
-      while (i < text.length && text[i] !== '\n') i++;
-    } else if (c === '(' || c === '[' || c === '{') depth++;
-    else if (c === ')' || c === ']' || c === '}') {
-      depth--;
-      if (depth === 0) return i;
-    }
-  }
-  return -1;
 }
 
 /** The comma-separated parts of a bracket's content at its own level (empty ones left out), trimmed. */
@@ -809,28 +790,6 @@ function topLevelParts(inner: string): string[] {
     }
   }
   return parts;
-}
-
-/** The keys of a dict display with literal string keys, or of `dict(k=...)`; undefined for any other expression. */
-export function displayKeys(n: Node): string[] | undefined {
-  if (n.type === 'dictionary') {
-    const keys: string[] = [];
-    for (const p of n.namedChildren) {
-      if (!p || p.type === 'comment') continue;
-      if (p.type !== 'pair') return undefined;
-      const k = p.childForFieldName('key');
-      const v = k ? stringValue(k) : undefined;
-      if (v === undefined) return undefined;
-      keys.push(v);
-    }
-    return keys;
-  }
-  if (n.type === 'call' && n.childForFieldName('function')?.text === 'dict') {
-    const args = argumentNodes(n.childForFieldName('arguments'));
-    if (!args.every((a) => a?.type === 'keyword_argument')) return undefined;
-    return args.map((a) => a!.childForFieldName('name')!.text);
-  }
-  return undefined;
 }
 
 export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boolean): FunctionInfo {
@@ -876,7 +835,8 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
       if (callee) info.returnsCall = callee;
     }
   }
-  if (!info.isAsync) {
+  // most bodies return no dict display: the comment-free text is made only for those that may
+  if (!info.isAsync && RETURNS_DICT.test(rawBodies?.get(def.startPosition.row) ?? body?.text ?? '')) {
     const dict = returnedDictKeys(bodyText(def));
     if (dict) info.returnsDict = dict;
   }
