@@ -305,13 +305,44 @@ function guardedBy(n: Node, re: RegExp): boolean {
     if (p.type === 'with_statement' && p.childForFieldName('body')?.id === child.id) {
       const items = p.namedChildren.find((c) => c?.type === 'with_clause')?.text ?? '';
       const m = /\b(?:raises|assertRaises|assertRaisesRegex)\s*\(\s*(\([^()]*\)|[\w.]+)/.exec(items);
-      const expected = re === HANDLES_TYPE_ERROR ? EXPECTS_BINDING_ERROR : re;
-      if (m && m[1].replace(/[()\s]/g, '').split(',').some((x) => expected.test(x.split('.').pop() ?? ''))) return true;
+      if (m && expects(m[1], re)) return true;
     }
     if ((p.type === 'if_statement' || p.type === 'elif_clause' || p.type === 'conditional_expression') && /\bhasattr\s*\(|\bgetattr\s*\(/.test(p.childForFieldName('condition')?.text ?? p.text.split('\n')[0])) {
       if (re === HANDLES_ATTRIBUTE_ERROR) return true;
     }
-    if (p.type === 'function_definition') return false; // guards do not cross function definitions
+    // the callable form: `raises(E, lambda: f(...))`, `self.assertRaises(E, lambda: ...)`
+    if (p.type === 'lambda' && p.childForFieldName('body')?.id === child.id && p.parent?.type === 'argument_list' && p.parent.parent?.type === 'call') {
+      const call = p.parent.parent;
+      const fn = call.childForFieldName('function')?.text ?? '';
+      const first = p.parent.namedChildren.find((c) => c && c.type !== 'comment');
+      if (/(?:^|\.)(?:raises|assertRaises|assertRaisesRegex)$/.test(fn) && first && first.id !== p.id && expects(first.text, re)) return true;
+    }
+    if (p.type === 'function_definition') return expectedToFail(p, re); // guards do not cross function definitions
+  }
+  return false;
+}
+
+/** The errors a `raises(...)` names (`E`, `(E, F)`, `m.E`) include one that `re` stands for. */
+function expects(errors: string, re: RegExp): boolean {
+  const expected = re === HANDLES_TYPE_ERROR ? EXPECTS_BINDING_ERROR : re;
+  return errors.replace(/[()\s]/g, '').split(',').some((x) => expected.test(x.split('.').pop() ?? ''));
+}
+
+/**
+ * A test function marked to fail (`@pytest.mark.xfail`, `@unittest.expectedFailure`, a runner's
+ * own `@XFAIL`): its failure is what it expects, unless the mark names the errors it expects
+ * (`raises=ValueError`) and `re` stands for none of them.
+ */
+function expectedToFail(def: Node, re: RegExp): boolean {
+  const decorated = def.parent?.type === 'decorated_definition' ? def.parent : undefined;
+  if (!decorated) return false;
+  for (const d of decorated.namedChildren) {
+    if (d?.type !== 'decorator') continue;
+    const text = d.text.replace(/^@\s*/, '');
+    const head = /^[\w.]+/.exec(text)?.[0] ?? '';
+    if (!/(?:^|\.)(?:xfail|XFAIL|expectedFailure)$/.test(head)) continue;
+    const raises = /\braises\s*=\s*(\([^()]*\)|[\w.]+)/.exec(text.slice(head.length));
+    if (!raises || expects(raises[1], re)) return true;
   }
   return false;
 }
@@ -986,7 +1017,8 @@ class FileCheck {
     if (!summary) {
       // a target module checked as it is on disk: the target's summary of it serves
       const same = opts.moduleName && !opts.summaryMemo && !this.root.hasError ? this.program.summaryOfText(opts.moduleName, !!opts.isPackage, opts.file, shared.text) : undefined;
-      summary = same ?? summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo, opts.moduleName ? undefined : opts.importContext);
+      // the user's file is checked as it runs as a script: its `__main__` block's names are its own
+      summary = same ?? summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo, opts.moduleName ? undefined : opts.importContext, !opts.moduleName);
       shared.summaries.set(key, summary);
     }
     this.summary = summary;

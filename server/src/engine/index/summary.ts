@@ -2154,11 +2154,11 @@ interface Branch {
 }
 
 /** The blocks of an if/try/with/for statement. */
-function branchBlocks(s: Node): Branch[] {
+function branchBlocks(s: Node, script = false): Branch[] {
   const out: Branch[] = [];
   if (s.type === 'if_statement') {
     const cond = s.childForFieldName('condition');
-    if (isMainGuard(cond)) return out; // runs only as a script, never on import
+    if (isMainGuard(cond) && !script) return out; // runs only as a script, never on import
     out.push({ node: s.childForFieldName('consequence'), typeCheckingOnly: isTypeCheckingTest(cond) });
     for (const alt of s.childrenForFieldName('alternative')) {
       if (!alt) continue;
@@ -2356,7 +2356,11 @@ function bindWalrus(n: Node, to: (name: string) => void): void {
   }
 }
 
-export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string, memo?: SummaryMemo, imports?: { name: string; isPackage: boolean }): ModuleSummary {
+/**
+ * The summary of a parsed module. `script`: the file as it runs as a script (its own check), with
+ * what its top-level `if __name__ == "__main__":` block binds; an importer never sees that.
+ */
+export function summarizeTree(root: Node, text: string, name: string, isPackage: boolean, file: string, memo?: SummaryMemo, imports?: { name: string; isPackage: boolean }, script = false): ModuleSummary {
   const ctx: Ctx = { module: name, isPackage, imports, methods: memo ? { last: memo.methods, next: new Map() } : undefined };
   const parts = memo ? new Map<string, Array<[string, Binding]>>() : undefined;
   /** The bindings of the top-level definition being summarised, for the memo. */
@@ -2378,6 +2382,8 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
   const overloads: Array<{ name: string; line: number; typeChecking: boolean }> = [];
   const walrus = text.includes(':=');
 
+  /** The statement being summarised is one of the module's top level (read before it walks its blocks). */
+  let topLevel = false;
   const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean, top = false, tryImport?: ImportTry): void => {
     const bind = (n: string, b: Binding): void => {
       if (tryImport) b.tryImport = tryImport;
@@ -2404,6 +2410,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
         if (!s.hasError) recording = [];
       }
       try {
+        topLevel = top;
         summarizeStatement(s, def, line, conditional, typeChecking, bind);
         // `(x := ...)` anywhere in a statement of this level (a comprehension's too, PEP 572)
         // binds x here; a function's or a lambda's binds in that function
@@ -2415,6 +2422,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     }
   };
   const summarizeStatement = (s: Node, def: Node, line: number, conditional: boolean, typeChecking: boolean, bind: (n: string, b: Binding) => void): void => {
+    const atTop = topLevel;
     {
       if (def.type === 'function_definition') {
         const decorators = decoratorsOf(s);
@@ -2522,7 +2530,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
         // so do the branches of `if find_spec("m") is not None: ... else: ...`: the first runs
         // where `m` can be imported, the other where it cannot
         const available = s.type === 'if_statement' ? availabilityTest(s) : undefined;
-        const branches = branchBlocks(s);
+        const branches = branchBlocks(s, script && atTop);
         for (const [i, b] of branches.entries()) {
           const mark = available ? { line, imports: [{ module: available.module }], role: (i === 0) === available.positive ? ('attempt' as const) : ('fallback' as const) } : !b.clause ? attempt : b.clause.type === 'except_clause' && catchesImportError(b.clause) ? fallback : undefined;
           walk(statements(b.node), true, typeChecking || b.typeCheckingOnly, false, mark);

@@ -83,6 +83,39 @@ const MAX_ALTERNATIVES = 256;
 /** Modules generated at build time (protocol buffers) are absent from source checkouts. */
 export const GENERATED = /_pb2(_grpc)?$/;
 
+/** How many modules `importLoads` reads at most before it gives up (unknown). */
+const IMPORT_SCAN_LIMIT = 400;
+
+/**
+ * The absolute names of the modules the import statements of a text name, at any depth (inside
+ * functions, under conditions): `import a.b as c, d` names `a.b` and `d`; `from a import b, c`
+ * names `a`, `a.b` and `a.c` (any of which may be a submodule); relative imports are resolved
+ * against `module`. Lines inside strings that look like imports count too (an answer that names
+ * too many modules only makes the caller less sure).
+ */
+export function importedNames(text: string, module: string, isPackage: boolean): string[] {
+  const out: string[] = [];
+  const flat = text.replace(/\\\r?\n/g, ' ');
+  for (const m of flat.matchAll(/^[ \t]*(?:from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))/gm)) {
+    if (m[4] !== undefined) {
+      for (const item of m[4].split(',')) {
+        const name = item.trim().split(/\s+as\s+/)[0].trim();
+        if (/^[\w.]+$/.test(name)) out.push(name);
+      }
+      continue;
+    }
+    const dots = m[1].length;
+    const base = dots ? resolveRelative(module, isPackage, dots, m[2]) : m[2];
+    if (!base) continue;
+    out.push(base);
+    for (const item of m[3].replace(/[()]/g, ' ').split(',')) {
+      const name = item.trim().split(/\s+as\s+/)[0].trim();
+      if (/^\w+$/.test(name)) out.push(`${base}.${name}`);
+    }
+  }
+  return out;
+}
+
 /** Attributes every module has without binding them. */
 const MODULE_DUNDERS = new Set(['__name__', '__doc__', '__file__', '__spec__', '__loader__', '__package__', '__dict__', '__builtins__', '__cached__', '__annotations__']);
 
@@ -613,6 +646,8 @@ export class Program {
     this.generation++;
     this.generationStarted = now;
     this.memo.clear();
+    this.namedImports.clear();
+    this.handedOver.clear();
     this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
     if (changed) this.forcedSinceSnapshot = true;
@@ -954,7 +989,8 @@ export class Program {
       if (built) return { kind: 'unknown', reason: built, outside: true };
     }
     if (summary) {
-      for (const star of summary.starImports) {
+      // of the star imports that give the name, the last one binds it last
+      for (const star of [...summary.starImports].reverse()) {
         const r = this.starMember(star, name, depth + 1);
         if (r.kind !== 'missing') return r;
       }
@@ -989,7 +1025,66 @@ export class Program {
     if (file && this.stubWithSource(module) && new RegExp(`\\b${name}\\b|^(def\\s+__getattr__\\b|__getattr__\\s*=)`, 'm').test(this.sourceBesideStub(module) ?? '')) {
       return { kind: 'unknown', reason: `the stub of ${module} leaves ${name} out; the source beside it has it` };
     }
+    const handedTo = summary ? this.handsItselfOver(summary) : undefined;
+    if (handedTo) return { kind: 'unknown', reason: `${module} hands itself to ${handedTo}, which may change its namespace` };
     return { kind: 'missing', module, name };
+  }
+
+  /** What `handsItselfOver` found, by module, for this generation. */
+  private readonly handedOver = new Map<string, string | null>();
+
+  /**
+   * A call at the top level of a module that hands the module's own name to a function of the
+   * target that looks it up in `sys.modules` (`enable_attribute_deprecations(__name__)`, which
+   * gives the module a `__getattr__` by changing its class): the callee, else undefined. A
+   * function outside the target (`logging.getLogger(__name__)`) is not taken for one.
+   */
+  private handsItselfOver(summary: ModuleSummary): string | undefined {
+    const module = summary.name;
+    const known = this.handedOver.get(module);
+    if (known !== undefined) return known ?? undefined;
+    let found: string | null = null;
+    const file = this.overlays.has(module) ? null : this.target.findModule(module);
+    let text: string | undefined;
+    try {
+      text = file?.rel ? file.root.readText(file.rel) : undefined;
+    } catch {
+      text = undefined;
+    }
+    this.handedOver.set(module, null); // (against a cycle through the callee's module)
+    for (const m of text?.includes('__name__') ? text.matchAll(/^([A-Za-z_][\w.]*)[ \t]*\([ \t]*__name__[ \t]*[,)]/gm) : []) {
+      const [head, ...rest] = m[1].split('.');
+      let v = this.resolveGlobal(summary, head);
+      for (const a of rest) v = this.attribute(v, a, 1);
+      if (v.kind !== 'function' || !this.looksUpModules(v.fn, v.summary)) continue;
+      found = m[1];
+      break;
+    }
+    this.handedOver.set(module, found);
+    return found ?? undefined;
+  }
+
+  /** The body of a function of the target mentions `sys.modules`. */
+  private looksUpModules(fn: FunctionInfo, summary: ModuleSummary): boolean {
+    const file = this.target.findModule(summary.name);
+    let text: string | undefined;
+    try {
+      text = file?.rel ? file.root.readText(file.rel) : undefined;
+    } catch {
+      return true; // it cannot be read: it may
+    }
+    if (!text?.includes('sys.modules')) return false;
+    const lines = text.split('\n');
+    const start = fn.line - 1;
+    const indent = /^[ \t]*/.exec(lines[start] ?? '')![0].length;
+    for (let i = start + 1; i < lines.length; i++) {
+      const line = lines[i];
+      const ind = /^[ \t]*/.exec(line)![0].length;
+      // (a line that closes the brackets of a signature written over several lines goes on with it)
+      if (ind < line.length && line[ind] !== '#' && ind <= indent && !/^[)\]}]/.test(line.slice(ind))) break;
+      if (line.includes('sys.modules')) return true;
+    }
+    return false;
   }
 
   /** The module is read from a stub (`.pyi`) that has its Python source beside it. */
@@ -1032,9 +1127,71 @@ export class Program {
       if (!s.all.includes(name)) return { kind: 'missing', module, name };
     } else if (name.startsWith('_')) return { kind: 'missing', module, name };
     const r = this.resolveMember(module, name, depth);
-    // `from m import *` without __all__ does not import submodules that m never bound.
-    if (!Array.isArray(s.all) && r.kind === 'module' && !s.bindings.has(name)) return { kind: 'missing', module, name };
+    // `from m import *` without __all__ takes the submodules of m that are attributes of m by
+    // then: those m binds, and those its import loaded (the import system sets `m.sub` when it
+    // loads `m.sub`), not the others
+    if (!Array.isArray(s.all) && r.kind === 'module' && !s.bindings.has(name)) {
+      const loaded = this.importLoads(module, r.name);
+      if (loaded === 'unknown') return { kind: 'unknown', reason: `whether the import of ${module} loads ${r.name} is not known` };
+      if (!loaded) return { kind: 'missing', module, name };
+    }
     return r;
+  }
+
+  /** The modules each target module's text names in its imports (see `importLoads`), for this generation. */
+  private readonly namedImports = new Map<string, string[] | 'unknown'>();
+
+  /**
+   * Whether importing `module` loads `sub` (one of its submodules), which the import system then
+   * binds as an attribute of `module`: an import of `sub` (or of a module inside it) in the code of
+   * `module`, or of a module that code imports, and so on. Every import statement of a text counts,
+   * inside functions too, and any text that names `sub` in an import: an answer of no is certain,
+   * one of yes may not be. Code that imports by computed names leaves it unknown.
+   */
+  private importLoads(module: string, sub: string): boolean | 'unknown' {
+    const seen = new Set<string>([module]);
+    const queue = [module];
+    for (let i = 0; i < queue.length; i++) {
+      if (i >= IMPORT_SCAN_LIMIT) return 'unknown';
+      const names = this.importsNamed(queue[i]);
+      if (names === 'unknown') return 'unknown';
+      for (const n of names) {
+        if (n === sub || n.startsWith(`${sub}.`)) return true;
+        // importing a.b.c runs a, then a.b, then a.b.c
+        const parts = n.split('.');
+        for (let k = 1; k <= parts.length; k++) {
+          const m = parts.slice(0, k).join('.');
+          if (seen.has(m)) continue;
+          seen.add(m);
+          if (this.target.findModule(m)?.rel) queue.push(m);
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The absolute names of the modules a target module's import statements name (`import a.b`:
+   * `a.b`; `from a import b`: `a` and `a.b`, which may be a submodule), read from its text;
+   * `unknown` for a module being edited (its text on disk may be old), one that cannot be read,
+   * or one that imports by computed names.
+   */
+  private importsNamed(module: string): string[] | 'unknown' {
+    let names = this.namedImports.get(module);
+    if (names !== undefined) return names;
+    names = 'unknown';
+    const file = this.target.findModule(module);
+    if (!this.overlays.has(module) && file?.rel) {
+      let text: string | undefined;
+      try {
+        text = file.root.readText(file.rel);
+      } catch {
+        text = undefined;
+      }
+      if (text !== undefined && !/\b(?:import_module|__import__|import_submodules|walk_packages|iter_modules)\s*\(/.test(text)) names = importedNames(text, module, file.isPackage);
+    }
+    this.namedImports.set(module, names);
+    return names;
   }
 
   /** Module-level names being resolved (against self-reference). */
@@ -1144,6 +1301,9 @@ export class Program {
       case 'module':
         return this.inTarget(b.module) || this.target.hasTopLevel(b.module) ? this.moduleValue(b.module) : known({ kind: 'external', qualname: b.module });
       case 'from': {
+        // `from pkg import sub` in pkg's own code, before pkg has bound `sub`: the import system
+        // loads the submodule (the binding itself is what binds the name in pkg)
+        if (b.module === summary.name && summary.isPackage && this.target.findModule(`${b.module}.${b.name}`)) return { kind: 'module', name: `${b.module}.${b.name}` };
         const r = this.resolveMember(b.module, b.name, depth + 1);
         return r;
       }
@@ -1174,7 +1334,8 @@ export class Program {
       }
     }
     if (summary.typeCheckingOnly.has(name)) return { kind: 'unknown', reason: `${name} is bound only under TYPE_CHECKING` };
-    for (const star of summary.starImports) {
+    // of the star imports that give the name, the last one binds it last
+    for (const star of [...summary.starImports].reverse()) {
       const r = this.starMember(star, name, depth + 1);
       // a compiled module's star import does not shadow a builtin
       if (r.kind === 'unknown' && r.outside && BUILTIN_NAMES.has(name)) continue;

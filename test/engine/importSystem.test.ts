@@ -1,0 +1,179 @@
+/**
+ * What the import system and the test runners do, which decides whether a name is there: the
+ * submodules a package's import loads (attributes of the package, which a star import without
+ * `__all__` takes), the last of several star imports that bind a name, a package that hands itself
+ * to code that changes its namespace, the names a file's own `__main__` block binds, and calls a
+ * test expects to fail (`raises(E, lambda: ...)`, `@pytest.mark.xfail`).
+ */
+import * as assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Engine, type CheckResult } from '../../server/src/engine';
+import { tempTree } from '../helpers';
+
+const lines = (r: CheckResult): string[] => r.findings.map((f) => `${f.range.start.line + 1}:${f.code}`);
+
+describe('submodules a package import loads', () => {
+  // graphs/__init__.py takes everything from graphs.algos, whose own import loads
+  // algos.paths (and through it paths.weighted and paths.generic), algos.helpers and, from
+  // helpers, algos.extra; nothing imports algos.never
+  const target = tempTree({
+    'graphs/__init__.py': 'from graphs.algos import *\nfrom graphs.gen import *\nfrom graphs.algos import *\n',
+    'graphs/algos/__init__.py': 'from graphs.algos.paths import *\nfrom graphs.algos import helpers\n',
+    'graphs/algos/helpers.py': 'import graphs.algos.extra\n\ndef h():\n    pass\n',
+    'graphs/algos/extra.py': 'def e():\n    pass\n',
+    'graphs/algos/never.py': 'def n():\n    pass\n',
+    'graphs/algos/paths/__init__.py': 'from graphs.algos.paths.weighted import *\nfrom .generic import g\n',
+    'graphs/algos/paths/weighted.py': 'def w(a):\n    pass\n',
+    'graphs/algos/paths/generic.py': 'def g(a):\n    pass\n',
+    'graphs/algos/community.py': 'def is_partition(g, parts):\n    pass\n',
+    // gen's import loads gen.community, a submodule of another name's package
+    'graphs/gen/__init__.py': 'from graphs.gen.community import *\n',
+    'graphs/gen/community.py': '__all__ = ["planted"]\n\ndef planted(n):\n    pass\n',
+  });
+
+  it('takes the submodules the import loaded, and only those', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import graphs',
+      'graphs.weighted.w(1)',
+      'graphs.generic.g(1)',
+      'graphs.helpers.h()',
+      'graphs.extra.e()',
+      'graphs.never.n()',
+      'graphs.paths.weighted.w(1, 2)',
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    // never is not loaded by any import: it is no attribute of graphs.algos, nor of graphs
+    assert.deepEqual(lines(r), ['6:unknown-attribute', '7:too-many-positional']);
+    assert.match(r.findings[0].message, /has no attribute 'never'/);
+    // the loaded submodules are followed to their functions
+    assert.equal(r.callsChecked, 5);
+  });
+
+  it('takes a name two star imports bind from the last of them', async () => {
+    // graphs binds `community` from gen (gen.community, loaded by gen's import) and then from
+    // algos (which does not bind it): the first star import's module; with algos binding it too,
+    // the last
+    const engine = await Engine.open({ targets: [target] });
+    const r = engine.check('import graphs\ngraphs.community.planted(1)\ngraphs.community.is_partition(1, 2)\n', 'user.py');
+    assert.deepEqual(lines(r), ['3:unknown-attribute']);
+    const both = tempTree({
+      'g2/__init__.py': 'from g2.gen import *\nfrom g2.algos import *\n',
+      'g2/gen/__init__.py': 'from g2.gen.community import *\n',
+      'g2/gen/community.py': '__all__ = ["planted"]\n\ndef planted(n):\n    pass\n',
+      'g2/algos/__init__.py': 'from g2.algos import community\n',
+      'g2/algos/community.py': 'def is_partition(g, parts):\n    pass\n',
+    });
+    const e2 = await Engine.open({ targets: [both] });
+    const r2 = e2.check('import g2\ng2.community.is_partition(1, 2, 3)\ng2.community.planted(1)\n', 'user.py');
+    // g2.community is algos.community (its `from g2.algos import community` loads it): planted is not there
+    assert.deepEqual(lines(r2), ['2:too-many-positional', '3:unknown-attribute']);
+  });
+
+  it('stays silent where the package imports by computed names', async () => {
+    const dynamic = tempTree({
+      'plug/__init__.py': 'from plug.loader import *\n',
+      'plug/loader/__init__.py': 'import importlib\nfor _m in ("a",):\n    importlib.import_module("plug.loader." + _m)\n',
+      'plug/loader/a.py': 'def f():\n    pass\n',
+    });
+    const engine = await Engine.open({ targets: [dynamic] });
+    const r = engine.check('import plug\nplug.a.f()\n', 'user.py');
+    assert.deepEqual(lines(r), []);
+  });
+});
+
+describe('a module that hands itself to code that may change its namespace', () => {
+  const target = tempTree({
+    'tlib/__init__.py': 'import logging\nfrom . import _dep\n\nlogger = logging.getLogger(__name__)\n_dep.enable(__name__)\n\ndef kept():\n    pass\n',
+    'tlib/_dep.py': 'import sys\n\n\ndef enable(\n    module_name,\n):\n    module = sys.modules[module_name]\n    module.__class__ = type(module)\n\n\ndef plain(x):\n    return x\n',
+    'tlib2/__init__.py': 'import logging\nfrom tlib._dep import plain\n\nlogger = logging.getLogger(__name__)\nplain(__name__)\n',
+  });
+
+  it('leaves the names it does not bind unknown; a function that does not look in sys.modules changes nothing', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const r = engine.check('import tlib, tlib2\ntlib.Gone()\ntlib2.Gone()\nfrom tlib import Old\n', 'user.py');
+    assert.deepEqual(lines(r), ['3:unknown-attribute']);
+  });
+});
+
+describe("the file's own __main__ block", () => {
+  const target = tempTree({
+    'mlib/__init__.py': 'def run(a, b):\n    pass\n\ndef one(a):\n    pass\n\nclass K:\n    def m(self, a, b):\n        pass\n',
+  });
+
+  it('binds its names for the code after it in the block', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'from mlib import run',
+      '',
+      'if __name__ == "__main__":',
+      '    import mlib',
+      '    from mlib import K',
+      '    run(1)',
+      '    mlib.one(1, 2)',
+      '    k = K()',
+      '    k.m(1)',
+      '    alias = mlib.one',
+      '    alias(1)',
+      '    alias(1, 2)',
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'script.py');
+    // the names the block imports and assigns are followed
+    assert.deepEqual(lines(r), ['6:missing-argument', '7:too-many-positional', '9:missing-argument', '12:too-many-positional']);
+    assert.equal(r.callsChecked, 6);
+  });
+
+  it('is not part of what an importer of the module sees', async () => {
+    const withMain = tempTree({
+      'mlib/__init__.py': 'def run(a, b):\n    pass\n',
+      'app/__init__.py': '',
+      'app/tool.py': 'if __name__ == "__main__":\n    from mlib import run\n',
+    });
+    const engine = await Engine.open({ targets: [withMain] });
+    const r = engine.check('from app.tool import run\n', 'user.py');
+    assert.deepEqual(lines(r), ['1:unknown-import']);
+  });
+});
+
+describe('calls a test expects to fail', () => {
+  const target = tempTree({ 'elib/__init__.py': 'def pair(a, b):\n    pass\n' });
+
+  it('are not reported inside raises(E, lambda: ...) or a test marked to fail with that error', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import pytest',
+      'import unittest',
+      'from elib import pair',
+      '',
+      'def raises(exc, fn):',
+      '    pass',
+      '',
+      'def test_a():',
+      '    raises(TypeError, lambda: pair(1))',
+      '    raises(KeyError, lambda: pair(1))',
+      '    pytest.raises((KeyError, TypeError), lambda: pair(1, 2, 3))',
+      '',
+      '@pytest.mark.xfail',
+      'def test_b():',
+      '    pair(1)',
+      '',
+      '@pytest.mark.xfail(raises=KeyError)',
+      'def test_c():',
+      '    pair(1)',
+      '',
+      'class T(unittest.TestCase):',
+      '    @unittest.expectedFailure',
+      '    def test_e(self):',
+      '        pair(1)',
+      '',
+      '    def test_f(self):',
+      '        self.assertRaises(TypeError, lambda: pair(1))',
+      '        pair(1)',
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'test_user.py');
+    assert.deepEqual(lines(r), ['10:missing-argument', '19:missing-argument', '28:missing-argument']);
+  });
+});
