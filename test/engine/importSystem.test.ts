@@ -6,6 +6,8 @@
  * test expects to fail (`raises(E, lambda: ...)`, `@pytest.mark.xfail`).
  */
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
 import { tempTree } from '../helpers';
@@ -83,11 +85,22 @@ describe('submodules a package import loads', () => {
   });
 });
 
-describe('a module that hands itself to code that may change its namespace', () => {
+describe('a module whose import may change its namespace', () => {
   const target = tempTree({
     'tlib/__init__.py': 'import logging\nfrom . import _dep\n\nlogger = logging.getLogger(__name__)\n_dep.enable(__name__)\n\ndef kept():\n    pass\n',
     'tlib/_dep.py': 'import sys\n\n\ndef enable(\n    module_name,\n):\n    module = sys.modules[module_name]\n    module.__class__ = type(module)\n\n\ndef plain(x):\n    return x\n',
     'tlib2/__init__.py': 'import logging\nfrom tlib._dep import plain\n\nlogger = logging.getLogger(__name__)\nplain(__name__)\n',
+  });
+
+  it('leaves what a package with an import hook may serve unknown', async () => {
+    const hooked = tempTree({
+      'vend/__init__.py': '',
+      'vend/extern/__init__.py': 'import sys\n\nclass Finder:\n    def install(self):\n        sys.meta_path.append(self)\n\nFinder().install()\n',
+      'vend/plain/__init__.py': 'import sys\n',
+    });
+    const engine = await Engine.open({ targets: [hooked] });
+    const r = engine.check('from vend.extern import packaging\nfrom vend.plain import packaging as p2\n', 'user.py');
+    assert.deepEqual(lines(r), ['2:unknown-import']);
   });
 
   it('leaves the names it does not bind unknown; a function that does not look in sys.modules changes nothing', async () => {
@@ -123,6 +136,19 @@ describe("the file's own __main__ block", () => {
     // the names the block imports and assigns are followed
     assert.deepEqual(lines(r), ['6:missing-argument', '7:too-many-positional', '9:missing-argument', '12:too-many-positional']);
     assert.equal(r.callsChecked, 6);
+  });
+
+  it('is part of the check of a module of the target as well', async () => {
+    // the block rebinds the name of an imported module: a call on it is no longer the module's
+    const t = tempTree({
+      'tool/__init__.py': '',
+      'tool/split.py': 'class Splitter:\n    def push(self, line):\n        pass\n',
+      'tool/run.py': 'from tool import split as sp\n\nif __name__ == "__main__":\n    sp, prompt = sp.Splitter(), "> "\n    sp.push("x")\n',
+    });
+    const engine = await Engine.open({ targets: [t] });
+    const file = path.join(t, 'tool', 'run.py');
+    const r = engine.check(fs.readFileSync(file, 'utf8'), file);
+    assert.deepEqual(lines(r), []);
   });
 
   it('is not part of what an importer of the module sees', async () => {

@@ -1016,9 +1016,11 @@ class FileCheck {
     let summary = shared.summaries.get(key);
     if (!summary) {
       // a target module checked as it is on disk: the target's summary of it serves
-      const same = opts.moduleName && !opts.summaryMemo && !this.root.hasError ? this.program.summaryOfText(opts.moduleName, !!opts.isPackage, opts.file, shared.text) : undefined;
-      // the user's file is checked as it runs as a script: its `__main__` block's names are its own
-      summary = same ?? summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo, opts.moduleName ? undefined : opts.importContext, !opts.moduleName);
+      // the file is checked as it runs as a script: what its `__main__` block binds is its own
+      // (an importer never sees it, so the target's summary of a module with such a block does not serve)
+      const script = /^if[ \t(]+__name__[ \t]*==[ \t]*(['"])__main__\1/m.test(shared.text);
+      const same = opts.moduleName && !opts.summaryMemo && !this.root.hasError && !script ? this.program.summaryOfText(opts.moduleName, !!opts.isPackage, opts.file, shared.text) : undefined;
+      summary = same ?? summarizeTree(this.root, shared.text, this.moduleName, !!opts.isPackage, opts.file, opts.summaryMemo, opts.moduleName ? undefined : opts.importContext, script);
       shared.summaries.set(key, summary);
     }
     this.summary = summary;

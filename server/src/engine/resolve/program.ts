@@ -647,7 +647,7 @@ export class Program {
     this.generationStarted = now;
     this.memo.clear();
     this.namedImports.clear();
-    this.handedOver.clear();
+    this.opened.clear();
     this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
     if (changed) this.forcedSinceSnapshot = true;
@@ -1025,23 +1025,27 @@ export class Program {
     if (file && this.stubWithSource(module) && new RegExp(`\\b${name}\\b|^(def\\s+__getattr__\\b|__getattr__\\s*=)`, 'm').test(this.sourceBesideStub(module) ?? '')) {
       return { kind: 'unknown', reason: `the stub of ${module} leaves ${name} out; the source beside it has it` };
     }
-    const handedTo = summary ? this.handsItselfOver(summary) : undefined;
-    if (handedTo) return { kind: 'unknown', reason: `${module} hands itself to ${handedTo}, which may change its namespace` };
+    const opened = summary ? this.openedNamespace(summary) : undefined;
+    if (opened) return { kind: 'unknown', reason: opened };
     return { kind: 'missing', module, name };
   }
 
-  /** What `handsItselfOver` found, by module, for this generation. */
-  private readonly handedOver = new Map<string, string | null>();
+  /** What `openedNamespace` found, by module, for this generation. */
+  private readonly opened = new Map<string, string | null>();
 
   /**
-   * A call at the top level of a module that hands the module's own name to a function of the
-   * target that looks it up in `sys.modules` (`enable_attribute_deprecations(__name__)`, which
-   * gives the module a `__getattr__` by changing its class): the callee, else undefined. A
-   * function outside the target (`logging.getLogger(__name__)`) is not taken for one.
+   * Why names a module does not bind may be there all the same, from what its code does on import
+   * (undefined when nothing says so):
+   * - it installs an import hook (adds to `sys.meta_path`), which may serve any submodule of it
+   *   (`from setuptools.extern import packaging`, served from a vendored copy);
+   * - a call at its top level hands its own name to a function of the target that looks it up in
+   *   `sys.modules` (`enable_attribute_deprecations(__name__)`, which gives the module a
+   *   `__getattr__` by changing its class). A function outside the target
+   *   (`logging.getLogger(__name__)`) is not taken for one.
    */
-  private handsItselfOver(summary: ModuleSummary): string | undefined {
+  private openedNamespace(summary: ModuleSummary): string | undefined {
     const module = summary.name;
-    const known = this.handedOver.get(module);
+    const known = this.opened.get(module);
     if (known !== undefined) return known ?? undefined;
     let found: string | null = null;
     const file = this.overlays.has(module) ? null : this.target.findModule(module);
@@ -1051,16 +1055,17 @@ export class Program {
     } catch {
       text = undefined;
     }
-    this.handedOver.set(module, null); // (against a cycle through the callee's module)
-    for (const m of text?.includes('__name__') ? text.matchAll(/^([A-Za-z_][\w.]*)[ \t]*\([ \t]*__name__[ \t]*[,)]/gm) : []) {
+    this.opened.set(module, null); // (against a cycle through the callee's module)
+    if (text?.includes('sys.meta_path') && /\bsys\.meta_path\s*(?:\.\s*(?:append|insert|extend)\s*\(|\+=|=(?!=)|\[[^\]]*\]\s*=(?!=))/.test(text)) found = `${module} installs an import hook (sys.meta_path), which may serve it`;
+    for (const m of !found && text?.includes('__name__') ? text.matchAll(/^([A-Za-z_][\w.]*)[ \t]*\([ \t]*__name__[ \t]*[,)]/gm) : []) {
       const [head, ...rest] = m[1].split('.');
       let v = this.resolveGlobal(summary, head);
       for (const a of rest) v = this.attribute(v, a, 1);
       if (v.kind !== 'function' || !this.looksUpModules(v.fn, v.summary)) continue;
-      found = m[1];
+      found = `${module} hands itself to ${m[1]}, which may change its namespace`;
       break;
     }
-    this.handedOver.set(module, found);
+    this.opened.set(module, found);
     return found ?? undefined;
   }
 
