@@ -203,3 +203,38 @@ describe('calls a test expects to fail', () => {
     assert.deepEqual(lines(r), ['10:missing-argument', '19:missing-argument', '28:missing-argument']);
   });
 });
+
+describe('the handler of except AttributeError', () => {
+  const target = tempTree({
+    'pp/__init__.py': 'from pp import common\n\ndef word(x):\n    pass\n',
+    'pp/common.py': 'def lower(t):\n    pass\n',
+    'qq/__init__.py': 'def other():\n    pass\n',
+  });
+
+  it('is a fallback for a version where the block reads an attribute of the same object that fails', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import pp',
+      'import qq',
+      '',
+      'try:  # the new place',
+      '    lower = pp.common.lower',
+      'except AttributeError:',
+      '    lower = pp.lower',
+      '',
+      'try:',
+      '    lower = pp.common.lower',
+      'except AttributeError:',
+      '    gone = qq.gone',
+      '',
+      'try:',
+      '    x = 1',
+      'except AttributeError:',
+      '    lower = pp.lower',
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    // the handler of the first block reads the old place of what the block reads; the others do not
+    assert.deepEqual(lines(r), ['12:unknown-attribute', '17:unknown-attribute']);
+  });
+});

@@ -735,6 +735,22 @@ const earlyExits = new WeakMap<object, Map<number, Array<{ at: number; cond: Nod
  * / `except ImportError: from old.place import f`): a fallback for another version, reached only
  * when the code above it failed to import.
  */
+/**
+ * `n` (an attribute of `object`) is read in the handler of `try: ... except AttributeError:` whose
+ * block reads an attribute of the same object: the handler is the fallback for a version where
+ * that read fails (`try: f = pp.common.f` / `except AttributeError: f = pp.f`).
+ */
+function inAttributeFallback(n: Node, object: string): boolean {
+  for (let p: Node | null = n.parent; p; p = p.parent) {
+    if (p.type === 'function_definition' || p.type === 'class_definition') return false;
+    if ((p.type !== 'except_clause' && p.type !== 'except_group_clause') || p.parent?.type !== 'try_statement') continue;
+    if (!caughtNames(p)?.includes('AttributeError')) continue;
+    const body = p.parent.childForFieldName('body')?.text ?? '';
+    if (new RegExp(`(?<![\\w.])${object.replace(/\./g, '\\.')}\\.\\w`).test(body)) return true;
+  }
+  return false;
+}
+
 function inImportFallback(n: Node): boolean {
   for (let p: Node | null = n.parent; p; p = p.parent) {
     if ((p.type !== 'except_clause' && p.type !== 'except_group_clause') || p.parent?.type !== 'try_statement') continue;
@@ -3185,7 +3201,7 @@ class FileCheck {
       });
       return;
     }
-    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || this.otherVersion(node) || attributeTested(node, attr.text) || this.siblingTested(node, attr.text)) return;
+    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || this.otherVersion(node) || attributeTested(node, attr.text) || this.siblingTested(node, attr.text) || inAttributeFallback(node, obj.text)) return;
     const s = this.program.summary(base.name);
     // a name the module binds for type checkers only (`if TYPE_CHECKING: Alias = ...`), read where
     // only they look: an annotation (which `from __future__ import annotations`, Python 3.14 and
