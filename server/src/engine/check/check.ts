@@ -731,11 +731,6 @@ function branchTaken(tests: Array<Node | null>, at: number, decide: (cond: Node)
 const earlyExits = new WeakMap<object, Map<number, Array<{ at: number; cond: Node }>>>();
 
 /**
- * `n` runs in the handler of a `try` that catches ImportError (`try: from new.place import f`
- * / `except ImportError: from old.place import f`): a fallback for another version, reached only
- * when the code above it failed to import.
- */
-/**
  * `n` (an attribute of `object`) is read in the handler of `try: ... except AttributeError:` whose
  * block reads an attribute of the same object: the handler is the fallback for a version where
  * that read fails (`try: f = pp.common.f` / `except AttributeError: f = pp.f`).
@@ -751,6 +746,11 @@ function inAttributeFallback(n: Node, object: string): boolean {
   return false;
 }
 
+/**
+ * `n` runs in the handler of a `try` that catches ImportError (`try: from new.place import f`
+ * / `except ImportError: from old.place import f`): a fallback for another version, reached only
+ * when the code above it failed to import.
+ */
 function inImportFallback(n: Node): boolean {
   for (let p: Node | null = n.parent; p; p = p.parent) {
     if ((p.type !== 'except_clause' && p.type !== 'except_group_clause') || p.parent?.type !== 'try_statement') continue;
