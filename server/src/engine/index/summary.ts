@@ -2382,8 +2382,6 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
   const overloads: Array<{ name: string; line: number; typeChecking: boolean }> = [];
   const walrus = text.includes(':=');
 
-  /** The statement being summarised is one of the module's top level (read before it walks its blocks). */
-  let topLevel = false;
   const walk = (stmts: Node[], conditional: boolean, typeChecking: boolean, top = false, tryImport?: ImportTry): void => {
     const bind = (n: string, b: Binding): void => {
       if (tryImport) b.tryImport = tryImport;
@@ -2410,8 +2408,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
         if (!s.hasError) recording = [];
       }
       try {
-        topLevel = top;
-        summarizeStatement(s, def, line, conditional, typeChecking, bind);
+        summarizeStatement(s, def, line, conditional, typeChecking, bind, top);
         // `(x := ...)` anywhere in a statement of this level (a comprehension's too, PEP 572)
         // binds x here; a function's or a lambda's binds in that function
         if (walrus && def.type !== 'function_definition' && def.type !== 'class_definition') bindWalrus(s, (n) => bind(n, { kind: 'opaque', conditional: true, line }));
@@ -2421,8 +2418,8 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
       }
     }
   };
-  const summarizeStatement = (s: Node, def: Node, line: number, conditional: boolean, typeChecking: boolean, bind: (n: string, b: Binding) => void): void => {
-    const atTop = topLevel;
+  /** `top`: the statement is one of the module's top level. */
+  const summarizeStatement = (s: Node, def: Node, line: number, conditional: boolean, typeChecking: boolean, bind: (n: string, b: Binding) => void, top: boolean): void => {
     {
       if (def.type === 'function_definition') {
         const decorators = decoratorsOf(s);
@@ -2530,7 +2527,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
         // so do the branches of `if find_spec("m") is not None: ... else: ...`: the first runs
         // where `m` can be imported, the other where it cannot
         const available = s.type === 'if_statement' ? availabilityTest(s) : undefined;
-        const branches = branchBlocks(s, script && atTop);
+        const branches = branchBlocks(s, script && top);
         for (const [i, b] of branches.entries()) {
           const mark = available ? { line, imports: [{ module: available.module }], role: (i === 0) === available.positive ? ('attempt' as const) : ('fallback' as const) } : !b.clause ? attempt : b.clause.type === 'except_clause' && catchesImportError(b.clause) ? fallback : undefined;
           walk(statements(b.node), true, typeChecking || b.typeCheckingOnly, false, mark);

@@ -1030,6 +1030,17 @@ export class Program {
     return { kind: 'missing', module, name };
   }
 
+  /** The text of a target module on disk: undefined where it has no file, null where that cannot be read. */
+  private moduleText(module: string): string | null | undefined {
+    const file = this.target.findModule(module);
+    if (!file?.rel) return undefined;
+    try {
+      return file.root.readText(file.rel);
+    } catch {
+      return null;
+    }
+  }
+
   /** What `openedNamespace` found, by module, for this generation. */
   private readonly opened = new Map<string, string | null>();
 
@@ -1048,13 +1059,7 @@ export class Program {
     const known = this.opened.get(module);
     if (known !== undefined) return known ?? undefined;
     let found: string | null = null;
-    const file = this.overlays.has(module) ? null : this.target.findModule(module);
-    let text: string | undefined;
-    try {
-      text = file?.rel ? file.root.readText(file.rel) : undefined;
-    } catch {
-      text = undefined;
-    }
+    const text = this.overlays.has(module) ? undefined : this.moduleText(module);
     this.opened.set(module, null); // (against a cycle through the callee's module)
     if (text?.includes('sys.meta_path') && /\bsys\.meta_path\s*(?:\.\s*(?:append|insert|extend)\s*\(|\+=|=(?!=)|\[[^\]]*\]\s*=(?!=))/.test(text)) found = `${module} installs an import hook (sys.meta_path), which may serve it`;
     for (const m of !found && text?.includes('__name__') ? text.matchAll(/^([A-Za-z_][\w.]*)[ \t]*\([ \t]*__name__[ \t]*[,)]/gm) : []) {
@@ -1071,13 +1076,8 @@ export class Program {
 
   /** The body of a function of the target mentions `sys.modules`. */
   private looksUpModules(fn: FunctionInfo, summary: ModuleSummary): boolean {
-    const file = this.target.findModule(summary.name);
-    let text: string | undefined;
-    try {
-      text = file?.rel ? file.root.readText(file.rel) : undefined;
-    } catch {
-      return true; // it cannot be read: it may
-    }
+    const text = this.moduleText(summary.name);
+    if (text === null) return true; // it cannot be read: it may
     if (!text?.includes('sys.modules')) return false;
     const lines = text.split('\n');
     const start = fn.line - 1;
@@ -1185,16 +1185,8 @@ export class Program {
     let names = this.namedImports.get(module);
     if (names !== undefined) return names;
     names = 'unknown';
-    const file = this.target.findModule(module);
-    if (!this.overlays.has(module) && file?.rel) {
-      let text: string | undefined;
-      try {
-        text = file.root.readText(file.rel);
-      } catch {
-        text = undefined;
-      }
-      if (text !== undefined && !/\b(?:import_module|__import__|import_submodules|walk_packages|iter_modules)\s*\(/.test(text)) names = importedNames(text, module, file.isPackage);
-    }
+    const text = this.overlays.has(module) ? undefined : this.moduleText(module);
+    if (typeof text === 'string' && !/\b(?:import_module|__import__|import_submodules|walk_packages|iter_modules)\s*\(/.test(text)) names = importedNames(text, module, !!this.target.findModule(module)?.isPackage);
     this.namedImports.set(module, names);
     return names;
   }
