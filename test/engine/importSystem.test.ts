@@ -238,3 +238,55 @@ describe('the handler of except AttributeError', () => {
     assert.deepEqual(lines(r), ['12:unknown-attribute', '17:unknown-attribute']);
   });
 });
+
+describe('a module that takes itself out of sys.modules', () => {
+  it('may be anything once imported: its own entry deleted or replaced by its name', async () => {
+    const target = tempTree({
+      'net/__init__.py': '',
+      // deletes its entry, then installs an object there (as an event-loop module does)
+      'net/loop.py': 'import sys\ndel sys.modules["net.loop"]\nfrom net import default\ndefault.install()\n',
+      'net/default.py': 'import sys\n\n\ndef install():\n    sys.modules["net.loop"] = object()\n',
+      // reads another module's entry: nothing of its own changes
+      'net/plain.py': 'import sys\nother = sys.modules["net.default"]\n\n\ndef f():\n    pass\n',
+      'net/popped.py': 'import sys\nsys.modules.pop("net.popped", None)\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const user = ['from net import loop, default, plain, popped', 'loop.call_later(1, print)', 'default.nothing()', 'plain.nothing()', 'popped.anything()', ''].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['3:unknown-attribute', '4:unknown-attribute']);
+  });
+});
+
+describe('an import that runs only where an earlier import succeeded', () => {
+  const target = tempTree({
+    'lib/__init__.py': '',
+    'lib/other.py': 'def f():\n    pass\n',
+    // the flag records whether the compiled module could be imported (it cannot: it is not there)
+    'lib/row.py': 'try:\n    from lib.cext import BaseRow\n    _use_cext = True\nexcept ImportError:\n    _use_cext = False\n',
+    'lib/result.py': 'from .row import _use_cext\n\nif _use_cext:\n    from lib.cext import getter\nelse:\n    from lib.cext2 import getter\n',
+    'lib/same.py': 'try:\n    import lib.cext\n    HAS = True\nexcept ImportError:  # not built\n    HAS = False\n\nif not HAS:\n    pass\nelse:\n    from lib.cext import getter\n',
+    // flags that record something else: the import under them is reported
+    'lib/wrong.py': 'try:\n    from lib.other import f\n    OK = True\nexcept ImportError:\n    OK = False\n\nif OK:\n    from lib.cext import getter\n',
+    'lib/nohandler.py': 'try:\n    from lib.cext import BaseRow\n    OK = True\nexcept ValueError:\n    OK = False\n\nif OK:\n    from lib.cext import getter\n',
+  });
+
+  it('is not reported; the other branch, or a flag of another import, is', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const found = ['result', 'same', 'wrong', 'nohandler'].flatMap((m) => {
+      const file = path.join(target, 'lib', `${m}.py`);
+      return engine.check(fs.readFileSync(file, 'utf8'), file, undefined, { name: `lib.${m}`, isPackage: false }).findings.map((f) => `${m}:${f.range.start.line + 1}:${f.code}`);
+    });
+    // (the try of nohandler.py does not handle ImportError: its own import is reported too)
+    assert.deepEqual(found, ['result:6:unknown-module', 'wrong:8:unknown-module', 'nohandler:2:unknown-module', 'nohandler:8:unknown-module']);
+  });
+});
+
+describe('an attribute of a module written in any target form', () => {
+  it('is a store, not a read', async () => {
+    const target = tempTree({ 'pkg/__init__.py': '', 'pkg/uow.py': 'X = 1\n', 'pkg/sess.py': 'Y = 1\n' });
+    const engine = await Engine.open({ targets: [target] });
+    const user = ['from pkg import uow, sess', 'sess.set = (', '    uow.set', ') = 3', '(uow.c) = 5', 'a, uow.d = 1, 2', 'for uow.e in []:', '    pass', 'print(uow.f)', ''].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['9:unknown-attribute']);
+  });
+});

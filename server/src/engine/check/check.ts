@@ -808,6 +808,95 @@ function availabilityTested(n: Node, module: string): boolean {
   return false;
 }
 
+/**
+ * The name `flag` (or `not flag`, for an `else`) that the `if` or `elif` around `n` tests, when `n`
+ * runs only where the flag is true: in the branch of `if flag:` (or `if flag and ...:`), or in the
+ * `else` of `if not flag:`. Only the innermost such test counts; a function boundary ends the search.
+ */
+function flagGuarding(n: Node): string[] {
+  const flags: string[] = [];
+  for (let c: Node = n, p = n.parent; p; c = p, p = p.parent) {
+    if (p.type === 'function_definition' || p.type === 'class_definition') break;
+    if (p.type !== 'if_statement' && p.type !== 'elif_clause') continue;
+    const cond = (p.childForFieldName('condition')?.text ?? '').replace(/\s+/g, ' ').trim();
+    if (p.childForFieldName('consequence')?.id === c.id) {
+      const m = /^\(?\s*([A-Za-z_]\w*)\s*\)?(?:\s+and\b.*)?$/.exec(cond);
+      if (m && !/^(not|True|False|None)$/.test(m[1])) flags.push(m[1]);
+    } else if (p.type === 'if_statement' && c.type === 'else_clause') {
+      const m = /^not\s+\(?\s*([A-Za-z_]\w*)\s*\)?$/.exec(cond);
+      if (m) flags.push(m[1]);
+    }
+  }
+  return flags;
+}
+
+/** The indentation of a line, in characters. */
+function indentOf(line: string): number {
+  return /^[ \t]*/.exec(line)![0].length;
+}
+
+/** A line that holds no code (blank, or a comment). */
+function noCode(line: string): boolean {
+  const t = line.trim();
+  return t === '' || t.startsWith('#');
+}
+
+/**
+ * The module text sets `flag = True` in a `try:` body after an import of `inside` (the module, a
+ * module inside it, or a name of it), and `flag = False` in that `try`'s `except ImportError` (or
+ * `ModuleNotFoundError`) handler: the flag records whether that import succeeded. `module` is the
+ * dotted name of the text's module (for its relative imports), `isPackage` whether it is a package.
+ */
+export function flagRecordsImport(text: string, flag: string, inside: string, module: string, isPackage: boolean): boolean {
+  if (!text.includes(flag)) return false;
+  const lines = text.split('\n');
+  const setTrue = new RegExp(`^[ \\t]*${flag}[ \\t]*=[ \\t]*True[ \\t]*(#.*)?$`);
+  const setFalse = new RegExp(`^[ \\t]*${flag}[ \\t]*=[ \\t]*False[ \\t]*(#.*)?$`);
+  const resolve = (dots: string, rest: string): string => {
+    if (!dots) return rest;
+    const parts = module.split('.');
+    const keep = parts.length - dots.length + (isPackage ? 1 : 0);
+    if (keep < 0) return '';
+    return [...parts.slice(0, keep), ...(rest ? [rest] : [])].join('.');
+  };
+  const within = (m: string): boolean => m === inside || m.startsWith(`${inside}.`);
+  const importsInside = (body: string[]): boolean =>
+    body.some((l) => {
+      const from = /^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+\(?[ \t]*([\w, \t]+)/.exec(l);
+      if (from) {
+        const base = resolve(from[1], from[2]);
+        return !!base && (within(base) || from[3].split(',').some((x) => within(`${base}.${x.trim().split(/\s+/)[0]}`)));
+      }
+      const imp = /^[ \t]*import[ \t]+([\w.]+)/.exec(l);
+      return !!imp && within(imp[1]);
+    });
+  for (let i = 0; i < lines.length; i++) {
+    if (!setTrue.test(lines[i])) continue;
+    const ind = indentOf(lines[i]);
+    let t = i - 1;
+    while (t >= 0 && (noCode(lines[t]) || indentOf(lines[t]) >= ind)) t--;
+    if (t < 0 || !/^[ \t]*try[ \t]*:[ \t]*(#.*)?$/.test(lines[t])) continue;
+    const tryInd = indentOf(lines[t]);
+    if (!importsInside(lines.slice(t + 1, i))) continue;
+    // the clauses after the body, at the try's indentation: one of them handles ImportError and sets the flag false
+    let h = i + 1;
+    while (h < lines.length) {
+      while (h < lines.length && (noCode(lines[h]) || indentOf(lines[h]) > tryInd)) h++;
+      if (h >= lines.length || indentOf(lines[h]) !== tryInd || !/^[ \t]*except\b/.test(lines[h])) break;
+      const handler = /\b(ImportError|ModuleNotFoundError)\b/.test(lines[h]);
+      let e = h + 1;
+      let sets = false;
+      while (e < lines.length && (noCode(lines[e]) || indentOf(lines[e]) > tryInd)) {
+        if (setFalse.test(lines[e])) sets = true;
+        e++;
+      }
+      if (handler && sets) return true;
+      h = e;
+    }
+  }
+  return false;
+}
+
 /** Inside an annotation: of a parameter, of a function's return, or of an annotated assignment. */
 function inAnnotation(n: Node): boolean {
   for (let p: Node | null = n.parent; p; p = p.parent) {
@@ -3078,6 +3167,27 @@ class FileCheck {
     return !cv.movedName(module, name);
   }
 
+  /**
+   * `n` runs only where an import of something inside `missing` succeeded: it sits under a flag that
+   * records such an import (`try: from lib.cext import Row; HAS_CEXT = True` / `except ImportError:
+   * HAS_CEXT = False`, then `if HAS_CEXT: from lib.cext import getter`), set in this file or in the
+   * module the file imports the flag from. Where the module is missing, the flag is false and the
+   * branch never runs.
+   */
+  private importFlagged(n: Node, missing: string): boolean {
+    for (const flag of flagGuarding(n)) {
+      const own = this.imports ?? { name: this.moduleName, isPackage: !!this.opts.isPackage };
+      if (flagRecordsImport(this.shared.text, flag, missing, own.name, own.isPackage)) return true;
+      const b = this.summary.bindings.get(flag);
+      const from = b?.find((x) => x.kind === 'from');
+      if (!from || from.kind !== 'from') continue;
+      const file = this.program.target.findModule(from.module);
+      const text = file?.rel ? file.root.readText(file.rel) : undefined;
+      if (text !== undefined && flagRecordsImport(text, from.name, missing, from.module, file!.isPackage)) return true;
+    }
+    return false;
+  }
+
   /** Reports the first missing submodule of a dotted path inside the target; true when the module exists. */
   private checkModulePath(module: string, node: Node, guarded: boolean, imported: string[] = []): boolean {
     const parts = module.split('.');
@@ -3085,7 +3195,7 @@ class FileCheck {
     if (this.program.isUserModule(parts[0])) return false;
     if (!this.program.findModule(parts[0])) {
       // a whole top-level module that the baseline has and the target lacks
-      if (!guarded && this.opts.crossVersion?.baselineHasModule(parts[0]) && !availabilityTested(node, parts[0])) {
+      if (!guarded && this.opts.crossVersion?.baselineHasModule(parts[0]) && !availabilityTested(node, parts[0]) && !this.importFlagged(node, parts[0])) {
         this.findings.push({
           file: this.opts.file,
           range: rangeOf(node),
@@ -3106,7 +3216,7 @@ class FileCheck {
       if (this.program.findModule(prefix)) continue;
       const parent = this.program.findModule(parts.slice(0, i).join('.'));
       if (!parent || guarded || !this.program.absentSubmodule(parent, parts[i])) return false;
-      if (availabilityTested(node, prefix) || this.testedModules().some((m) => m === prefix || m.startsWith(`${prefix}.`))) return false;
+      if (availabilityTested(node, prefix) || this.testedModules().some((m) => m === prefix || m.startsWith(`${prefix}.`)) || this.importFlagged(node, prefix)) return false;
       const ps = this.program.summary(parent.name)!;
       // A last component may be a compiled extension that a bare copy of the source lacks: without
       // build files or install metadata to say, a package that serves names at run time is left
@@ -3147,9 +3257,10 @@ class FileCheck {
   // ---- attribute access on modules ----
 
   private checkAttribute(node: Node, scope: Scope): void {
+    // written, not read: a target of an assignment in any form (`m.x = v`, `a, m.x = ...`, `(m.x) =
+    // v` in a chain), of a loop or of `with ... as`, or deleted
+    if (isStoreTarget(node)) return;
     const parent = node.parent;
-    if (parent && (parent.type === 'assignment' || parent.type === 'augmented_assignment') && parent.childForFieldName('left')?.id === node.id) return;
-    if (parent?.type === 'delete_statement') return;
     const obj = node.childForFieldName('object');
     const attr = node.childForFieldName('attribute');
     if (obj?.type === 'call' && obj.childForFieldName('function')?.text === 'super' && attr && !this.inError && !node.hasError && !(parent?.type === 'call' && parent.childForFieldName('function')?.id === node.id) && !isStoreTarget(node)) {

@@ -212,6 +212,18 @@ const DYNAMIC_NAMESPACE = /\b(globals|vars)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update
  * `setattr`, `.__dict__`) may.
  */
 const READS_OWN_MODULE = /\bsys\.modules\[__name__\]\s*\.\s*(?!__)[A-Za-z_]\w*(?!\w)(?!\s*(?:=(?!=)|\.|\[|\(|(?:\*\*|\/\/|>>|<<|[-+*\/%&|^@])=))/g;
+/**
+ * The module's own entry in `sys.modules` written by its name (`del sys.modules["pkg.reactor"]`,
+ * `sys.modules["pkg.reactor"] = obj`, `sys.modules.pop("pkg.reactor")`), as `sys.modules[__name__]`
+ * is: the module takes itself out of (or puts something else into) the place importers read it
+ * from, so what they get may have any attribute.
+ */
+function ownEntryNamed(text: string, name: string): string {
+  if (!name || !text.includes(name)) return text;
+  const quoted = name.replace(/\./g, '\\.');
+  return text.replace(new RegExp(`\\bsys\\.modules(?:\\[\\s*(['"])${quoted}\\1\\s*\\]|\\.pop\\(\\s*(['"])${quoted}\\2[^)]*\\))`, 'g'), 'sys.modules[__name__]');
+}
+
 /** `if name in globals(): globals()[name] = ...` rebinds a name the module already has: it adds none. */
 const REBINDS_GLOBAL = /\b(?:el)?if\s+(\w+)\s+in\s+globals\(\)\s*:[ \t]*(#.*)?\r?\n\s*globals\(\)\[\s*\1\s*\]\s*=(?!=)/g;
 /**
@@ -2374,7 +2386,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     all: null,
     getattr: { kind: 'none' },
     // the pattern is tried only on text that has one of its fixed parts
-    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules[__name__]') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(text.replace(REBINDS_GLOBAL, '').replace(READS_OWN_MODULE, '')),
+    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(ownEntryNamed(text, name).replace(REBINDS_GLOBAL, '').replace(READS_OWN_MODULE, '')),
     typeCheckingOnly: new Set(),
     registersModules: REGISTERS_MODULES.test(text),
   };
