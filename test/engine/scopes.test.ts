@@ -101,3 +101,57 @@ describe('names and their scopes', () => {
     assert.deepEqual(lines(r), ['8:unknown-attribute', '9:unknown-attribute']);
   });
 });
+
+describe('names a class body binds, and code that never runs', () => {
+  it('reads a name the class body binds from the class body, where the body itself runs', async () => {
+    const target = tempTree(LIB);
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'from lib import config', // 1
+      'class Handler:', // 2
+      '    @property', // 3
+      '    def config(self):', // 4
+      '        return 1', // 5
+      '    @config.setter', // 6: the property, not the module
+      '    def config(self, value):', // 7
+      '        config.gone', // 8: in a method the class body is not seen: the module
+      '    other = config.missing', // 9: the body binds config: the property's attribute, not the module's
+      '',
+      'class Plain:', // 11
+      '    flag = config.absent', // 12: nothing in this body binds config: the module
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['12:unknown-attribute', '8:unknown-attribute']);
+  });
+
+  it('leaves code after a statement that always leaves its block unchecked', async () => {
+    const target = tempTree(LIB);
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'from lib import config', // 1
+      'def f(x):', // 2
+      '    if True:', // 3
+      '        return 42', // 4
+      '    config.gone1', // 5: never runs
+      'def g(x):', // 6
+      '    if x:', // 7
+      '        return 1', // 8
+      '    config.gone2', // 9: runs when x is false
+      'def h(x):', // 10
+      '    if x:', // 11
+      '        raise ValueError()', // 12
+      '    else:', // 13
+      '        return 2', // 14
+      '    config.gone3', // 15: never runs
+      'def k(items):', // 16
+      '    for i in items:', // 17
+      '        continue', // 18
+      '        config.gone4', // 19: never runs
+      '    config.gone5', // 20: runs
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['20:unknown-attribute', '9:unknown-attribute']);
+  });
+});

@@ -830,6 +830,33 @@ function flagGuarding(n: Node): string[] {
   return flags;
 }
 
+/**
+ * A statement after which the rest of its block never runs: `return`, `raise`, `continue`,
+ * `break`, and an `if` each of whose branches ends with one, or whose condition is the constant
+ * `True` and whose first branch ends with one (`if True: return 42`, as tests write to make the
+ * code after it unreachable).
+ */
+function alwaysLeaves(st: Node): boolean {
+  if (st.type === 'return_statement' || st.type === 'raise_statement' || st.type === 'continue_statement' || st.type === 'break_statement') return true;
+  if (st.type !== 'if_statement') return false;
+  const ends = (block: Node | null | undefined): boolean => {
+    const last = block?.namedChildren.filter((c) => c && c.type !== 'comment').pop();
+    return !!last && alwaysLeaves(last);
+  };
+  if (!ends(st.childForFieldName('consequence'))) return false;
+  if (/^(True|1)$/.test(st.childForFieldName('condition')?.text ?? '')) return true;
+  const others = st.namedChildren.filter((c): c is Node => !!c && (c.type === 'elif_clause' || c.type === 'else_clause'));
+  if (!others.some((c) => c.type === 'else_clause')) return false;
+  return others.every((c) => ends(c.type === 'elif_clause' ? c.childForFieldName('consequence') : c.childForFieldName('body')));
+}
+
+/** The body of class scope `s` binds `name` (a method, a class-level value, an import, a nested class). */
+function classBinds(s: Scope, name: string): boolean {
+  if (s.cls) return s.cls.members.has(name);
+  const body = s.node.childForFieldName('body');
+  return !!body && bindsInText(body.text, name);
+}
+
 /** The indentation of a line, in characters. */
 function indentOf(line: string): number {
   return /^[ \t]*/.exec(line)![0].length;
@@ -1545,7 +1572,12 @@ class FileCheck {
     const retry = node.type === 'except_clause' ? retryCallees(node) : undefined;
     if (retry) this.retries.push(retry);
     try {
-      for (const c of node.namedChildren) if (c) this.visit(c, inner, depth + 1);
+      for (const c of node.namedChildren) {
+        if (!c) continue;
+        this.visit(c, inner, depth + 1);
+        // what follows, in a block, a statement that always leaves it never runs
+        if (node.type === 'block' && alwaysLeaves(c)) break;
+      }
     } finally {
       if (retry) this.retries.pop();
     }
@@ -2462,7 +2494,10 @@ class FileCheck {
   private resolveNameUncached(name: string, scope: Scope): Value | undefined {
     let s: Scope | undefined = scope;
     while (s && s.kind !== 'module') {
-      // names bound in class bodies are not followed, and are invisible to nested functions
+      // names bound in class bodies are not followed, and are invisible to nested functions; code
+      // that runs in the body itself (a method's decorators and defaults, a class-level value)
+      // sees them first: `@locale.setter` after the property `locale` is not the module `locale`
+      if (s.kind === 'class' && s === scope && classBinds(s, name)) return undefined;
       if (s.kind === 'function') {
         if (s.globals.has(name)) break;
         const list = s.locals.get(name);
