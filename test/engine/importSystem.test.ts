@@ -290,3 +290,47 @@ describe('an attribute of a module written in any target form', () => {
     assert.deepEqual(lines(r), ['9:unknown-attribute']);
   });
 });
+
+describe('a package whose import runs code that may change it', () => {
+  it('may serve any name when a module it loads installs its import hook or reaches it through sys.modules', async () => {
+    const target = tempTree({
+      // tz's import runs tz._build, which fills tz from another package through sys.modules
+      'tz/__init__.py': 'from . import _build\n',
+      'tz/_build.py': 'import sys\n\n\nclass Loader:\n    def fill(self, module):\n        module.__dict__.update({})\n\n\nLoader().fill(sys.modules["tz"])\n',
+      // hk's import runs a module of its own that installs an import hook
+      'hk/__init__.py': 'from hk import _hook\n',
+      'hk/_hook.py': 'import sys\n\n\nclass Finder:\n    pass\n\n\nsys.meta_path.append(Finder())\n',
+      // compat installs a hook for its own names; pl only imports it
+      'compat/__init__.py': 'import sys\nsys.meta_path.append(object())\n',
+      'pl/__init__.py': 'import compat\nfrom pl import _reads\n',
+      'pl/_reads.py': 'import sys\nother = sys.modules["compat"]\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const user = ['import tz, hk, pl', 'from tz import concat', 'tz.partition(1)', 'from hk.extra import x', 'from pl import concat', 'pl.partition(1)', ''].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['5:unknown-import', '6:unknown-attribute']);
+  });
+
+  it('has the submodule an import in the same try body loaded, where the code after it runs', async () => {
+    const target = tempTree({ 'pp/__init__.py': '', 'pp/other.py': '' });
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import pp',
+      'def version():',
+      '    try:',
+      '        import pp.commands.freeze',
+      '        return pp.commands.freeze.freeze()',
+      '    except (ImportError, IndexError):',
+      '        return None',
+      'def other():',
+      '    try:',
+      '        import pp.other',
+      '        return pp.commands.freeze()',
+      '    except ImportError:',
+      '        return None',
+      '',
+    ].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['11:unknown-attribute']);
+  });
+});

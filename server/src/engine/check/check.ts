@@ -857,6 +857,24 @@ function classBinds(s: Scope, name: string): boolean {
   return !!body && bindsInText(body.text, name);
 }
 
+/**
+ * `path` (`pip.commands`) is a module an `import` statement before `n` loads (`import
+ * pip.commands.freeze`), in the body of a `try:` around `n` that handles ImportError: where that
+ * import fails, the handler runs and `n` does not; where `n` runs, the import loaded the module.
+ */
+function importedBeforeInTry(n: Node, path: string): boolean {
+  for (let c: Node = n, p = n.parent; p; c = p, p = p.parent) {
+    if (p.type === 'function_definition' || p.type === 'class_definition') return false;
+    if (p.type !== 'try_statement' || p.childForFieldName('body')?.id !== c.id) continue;
+    if (!p.namedChildren.some((h) => h?.type === 'except_clause' && catchesImportError(h))) continue;
+    const before = c.text.slice(0, n.startIndex - c.startIndex);
+    for (const m of before.matchAll(/^[ \t]*import[ \t]+([\w. \t,]+)/gm)) {
+      if (m[1].split(',').some((x) => ((d) => d === path || d.startsWith(`${path}.`))(x.trim().split(/\s+/)[0]))) return true;
+    }
+  }
+  return false;
+}
+
 /** The indentation of a line, in characters. */
 function indentOf(line: string): number {
   return /^[ \t]*/.exec(line)![0].length;
@@ -3347,7 +3365,7 @@ class FileCheck {
       });
       return;
     }
-    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || this.otherVersion(node) || attributeTested(node, attr.text) || this.siblingTested(node, attr.text) || inAttributeFallback(node, obj.text)) return;
+    if (guardedBy(node, HANDLES_ATTRIBUTE_ERROR) || this.otherVersion(node) || attributeTested(node, attr.text) || this.siblingTested(node, attr.text) || inAttributeFallback(node, obj.text) || importedBeforeInTry(node, `${obj.text}.${attr.text}`)) return;
     const s = this.program.summary(base.name);
     // a name the module binds for type checkers only (`if TYPE_CHECKING: Alias = ...`), read where
     // only they look: an annotation (which `from __future__ import annotations`, Python 3.14 and

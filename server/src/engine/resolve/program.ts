@@ -83,6 +83,9 @@ const MAX_ALTERNATIVES = 256;
 /** Modules generated at build time (protocol buffers) are absent from source checkouts. */
 export const GENERATED = /_pb2(_grpc)?$/;
 
+/** Code that adds an importer to `sys.meta_path` (reading the list is no write). */
+const META_PATH_WRITE = /\bsys\.meta_path\s*(?:\.\s*(?:append|insert|extend)\s*\(|\+=|=(?!=)|\[[^\]]*\]\s*=(?!=))/;
+
 /** How many modules `importLoads` reads at most before it gives up (unknown). */
 const IMPORT_SCAN_LIMIT = 400;
 
@@ -1061,7 +1064,7 @@ export class Program {
     let found: string | null = null;
     const text = this.overlays.has(module) ? undefined : this.moduleText(module);
     this.opened.set(module, null); // (against a cycle through the callee's module)
-    if (text?.includes('sys.meta_path') && /\bsys\.meta_path\s*(?:\.\s*(?:append|insert|extend)\s*\(|\+=|=(?!=)|\[[^\]]*\]\s*=(?!=))/.test(text)) found = `${module} installs an import hook (sys.meta_path), which may serve it`;
+    if (text?.includes('sys.meta_path') && META_PATH_WRITE.test(text)) found = `${module} installs an import hook (sys.meta_path), which may serve it`;
     for (const m of !found && text?.includes('__name__') ? text.matchAll(/^([A-Za-z_][\w.]*)[ \t]*\([ \t]*__name__[ \t]*[,)]/gm) : []) {
       const [head, ...rest] = m[1].split('.');
       let v = this.resolveGlobal(summary, head);
@@ -1069,6 +1072,19 @@ export class Program {
       if (v.kind !== 'function' || !this.looksUpModules(v.fn, v.summary)) continue;
       found = `${module} hands itself to ${m[1]}, which may change its namespace`;
       break;
+    }
+    // a module of its own that its import runs and that installs an import hook, or any module its
+    // import runs that reaches it through sys.modules by its name (`sys.modules["tlz"]` in a
+    // helper `tlz` imports)
+    const named = !found && text ? this.importsNamed(module) : [];
+    for (const n of named === 'unknown' ? [] : named) {
+      if (n === module || !this.target.findModule(n)?.rel) continue;
+      const other = this.moduleText(n);
+      if (!other?.includes('sys.')) continue;
+      // (a hook of another package's, as a compatibility library installs for its own names, serves that package)
+      if (n.startsWith(`${module}.`) && META_PATH_WRITE.test(other)) found = `${module} loads ${n}, which installs an import hook (sys.meta_path)`;
+      else if (new RegExp(`\\bsys\\.modules\\[\\s*(['"])${module.replace(/\./g, '\\.')}\\1\\s*\\]`).test(other)) found = `${module} loads ${n}, which reaches ${module} through sys.modules`;
+      if (found) break;
     }
     this.opened.set(module, found);
     return found ?? undefined;
@@ -1268,7 +1284,8 @@ export class Program {
     }
     if (this.isPlaceholderPackage(parent)) return false;
     const ps = this.summary(parent.name);
-    return !!ps && !ps.bindings.has(part) && !ps.dynamic && !ps.registersModules;
+    // (a package whose import runs code that may change it, as an import hook of its own, may have it)
+    return !!ps && !ps.bindings.has(part) && !ps.dynamic && !ps.registersModules && !this.openedNamespace(ps);
   }
 
   /** Whether `import module` succeeds against the target (see `checkModulePath` for the same rules as findings). */
