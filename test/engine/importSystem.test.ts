@@ -334,3 +334,21 @@ describe('a package whose import runs code that may change it', () => {
     assert.deepEqual(lines(r), ['11:unknown-attribute']);
   });
 });
+
+describe('a stub of a compiled module', () => {
+  it('may leave out what the compiled module defines: its Cython source says, else the name is left open', async () => {
+    const target = tempTree({
+      'pkg/__init__.py': '',
+      'pkg/fast.pyi': 'def dumps(obj) -> str: ...\n',
+      'pkg/fast.cpython-311-x86_64-linux-gnu.so': '',
+      'pkg/cy.pyi': 'def roll(x) -> int: ...\n',
+      'pkg/cy.pyx': 'cpdef shift(x):\n    return x\n',
+      'pkg/cy.cpython-311-x86_64-linux-gnu.so': '',
+      'pkg/plain.pyi': 'def dumps(obj) -> str: ...\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const user = ['from pkg.fast import dumps, decode', 'from pkg.cy import roll, shift', 'from pkg.cy import gone', 'from pkg.plain import decode', ''].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['3:unknown-import', '4:unknown-import']);
+  });
+});

@@ -9,7 +9,7 @@ import { CACHE_FORMAT, hashText, serializeSummary, type SummaryCache } from '../
 import { EMPTY_MODULE_INDEX, type ModuleIndex, moduleIndexOf } from '../index/indexEntries';
 import type { IndexJob, IndexRequest, IndexResult } from '../index/indexWorker';
 import { initParser, wasmFolder } from '../parser';
-import type { ModuleFile, Target } from '../sources/target';
+import { COMPILED, type ModuleFile, type Target } from '../sources/target';
 import { BUILD_FILES, type BuildFacts, outerBuildFiles, readBuildFacts } from '../sources/buildFiles';
 import { type Binding, type ClassInfo, type FunctionInfo, type ImportTry, loadsLazily, type ModuleSummary, resolveRelative, summarizeModule } from '../index/summary';
 import { BUILTIN_NAMES, canonical, isKnown } from './specials';
@@ -1028,6 +1028,12 @@ export class Program {
     if (file && this.stubWithSource(module) && new RegExp(`\\b${name}\\b|^(def\\s+__getattr__\\b|__getattr__\\s*=)`, 'm').test(this.sourceBesideStub(module) ?? '')) {
       return { kind: 'unknown', reason: `the stub of ${module} leaves ${name} out; the source beside it has it` };
     }
+    // a stub of a compiled module: what runs is the compiled code (built from the Cython source
+    // beside it, where there is one), which may define what the stub leaves out
+    const compiled = file ? this.compiledBesideStub(file) : undefined;
+    if (compiled !== undefined && (compiled === null || new RegExp(`\\b${name}\\b`).test(compiled))) {
+      return { kind: 'unknown', reason: `the stub of ${module} leaves ${name} out; the compiled module beside it may define it` };
+    }
     const opened = summary ? this.openedNamespace(summary) : undefined;
     if (opened) return { kind: 'unknown', reason: opened };
     return { kind: 'missing', module, name };
@@ -1112,6 +1118,27 @@ export class Program {
   stubWithSource(module: string): boolean {
     const file = this.target.findModule(module);
     return !!file?.rel?.endsWith('.pyi') && file.root.isFile(file.rel.slice(0, -1));
+  }
+
+  /**
+   * For a module read from a stub (`m.pyi`) that has a compiled module beside it (`m.*.so`,
+   * `m.pyd`): the text of the Cython source it was built from (`m.pyx`), or null without one;
+   * undefined for any other module.
+   */
+  private compiledBesideStub(file: ModuleFile): string | null | undefined {
+    const rel = file.rel;
+    if (!rel?.endsWith('.pyi') || file.isPackage) return undefined;
+    const slash = rel.lastIndexOf('/');
+    const dir = slash < 0 ? '' : rel.slice(0, slash);
+    const base = rel.slice(slash + 1, -4);
+    const entries = file.root.listDir(dir);
+    if (!entries?.some((e) => e.startsWith(`${base}.`) && e.split('.')[0] === base && COMPILED.test(e))) return undefined;
+    try {
+      const pyx = `${rel.slice(0, -4)}.pyx`;
+      return file.root.isFile(pyx) ? file.root.readText(pyx) : null;
+    } catch {
+      return null;
+    }
   }
 
   private sourceBesideStub(module: string): string | undefined {

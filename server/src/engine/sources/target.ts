@@ -21,7 +21,7 @@ export interface ModuleFile {
   buildFilled?: boolean;
 }
 
-const COMPILED = /\.(cpython-[^.]*\.so|abi3\.so|so|pyd)$/;
+export const COMPILED = /\.(cpython-[^.]*\.so|abi3\.so|so|pyd)$/;
 
 /** Opens one target path given by a user: a folder, a `.whl` / `.zip` archive, or `git:REPO@REF`. */
 export function openRoot(spec: string): SourceRoot {
