@@ -352,3 +352,47 @@ describe('a stub of a compiled module', () => {
     assert.deepEqual(lines(r), ['3:unknown-import', '4:unknown-import']);
   });
 });
+
+describe('stubs and marks bound to names', () => {
+  const target = tempTree({
+    'tl/__init__.py': '',
+    'tl/typing_.py': 'from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from tl.frame import Frame\n',
+    'tl/frame.py': 'class Frame:\n    pass\n\n\ndef check(left, right):\n    pass\n',
+  });
+
+  it('does not check the imports of a stub, which only type checkers read', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const text = 'from tl.typing_ import Frame\nfrom tl.gone import X\n';
+    assert.deepEqual(lines(engine.check(text, 'user.pyi')), []);
+    assert.deepEqual(lines(engine.check(text, 'user.py')), ['1:unknown-import', '2:unknown-module']);
+  });
+
+  it('takes a mark bound to a name for the mark (an expected failure)', async () => {
+    const engine = await Engine.open({ targets: [target] });
+    const user = [
+      'import pytest',
+      'from tl.frame import check',
+      'unhashable = pytest.mark.xfail(reason="unhashable")',
+      'slow = pytest.mark.slow',
+      '',
+      'class TestX:',
+      '    broken = pytest.mark.xfail(',
+      '        reason="not supported"',
+      '    )',
+      '',
+      '    @unhashable',
+      '    def test_a(self):',
+      '        check(1)',
+      '',
+      '    @broken',
+      '    def test_b(self):',
+      '        check(1)',
+      '',
+      '    @slow',
+      '    def test_c(self):',
+      '        check(1)',
+      '',
+    ].join('\n');
+    assert.deepEqual(lines(engine.check(user, 'test_x.py')), ['21:missing-argument']);
+  });
+});

@@ -338,7 +338,12 @@ function expectedToFail(def: Node, re: RegExp): boolean {
   if (!decorated) return false;
   for (const d of decorated.namedChildren) {
     if (d?.type !== 'decorator') continue;
-    const text = d.text.replace(/^@\s*/, '');
+    let text = d.text.replace(/^@\s*/, '');
+    // a mark bound to a name first (`unhashable = pytest.mark.xfail(reason=...)`, then `@unhashable`)
+    if (/^[A-Za-z_]\w*$/.test(text)) {
+      const alias = new RegExp(`^[ \\t]*${text}[ \\t]*=[ \\t]*([\\w.]+(?:\\(.*)?)$`, 'm').exec(def.tree.rootNode.text);
+      if (alias) text = alias[1];
+    }
     const head = /^[\w.]+/.exec(text)?.[0] ?? '';
     if (!/(?:^|\.)(?:xfail|XFAIL|expectedFailure)$/.test(head)) continue;
     const raises = /\braises\s*=\s*(\([^()]*\)|[\w.]+)/.exec(text.slice(head.length));
@@ -3058,6 +3063,11 @@ class FileCheck {
   }
 
   /** A summary of the user's code: the checked file, or a module of the user's own folders. */
+  /** The file checked is a stub (`.pyi`): type checkers read it, Python never runs it. */
+  private get isStub(): boolean {
+    return /\.pyi$/i.test(this.opts.file);
+  }
+
   private isUser(s: ModuleSummary): boolean {
     return s.name === USER_MODULE || this.program.isUserModule(s.name);
   }
@@ -3065,7 +3075,8 @@ class FileCheck {
   // ---- imports ----
 
   private checkImport(node: Node): void {
-    if (this.inError || node.hasError || underTypeChecking(node)) return;
+    // (a stub is read by type checkers only, as an import under `if TYPE_CHECKING:` is: never run)
+    if (this.inError || node.hasError || underTypeChecking(node) || this.isStub) return;
     // an import under a version test is for the version it tests
     const elsewhere = !!this.otherVersion(node);
     let guarded = elsewhere || guardedBy(node, HANDLES_IMPORT_ERROR);
@@ -3370,7 +3381,7 @@ class FileCheck {
     // a name the module binds for type checkers only (`if TYPE_CHECKING: Alias = ...`), read where
     // only they look: an annotation (which `from __future__ import annotations`, Python 3.14 and
     // type checkers do not evaluate at run time) or a TYPE_CHECKING block of this file
-    if (s?.typeCheckingBindings?.has(attr.text) && (inAnnotation(node) || underTypeChecking(node))) return;
+    if (s?.typeCheckingBindings?.has(attr.text) && (inAnnotation(node) || underTypeChecking(node) || this.isStub)) return;
     // a name another module sets on it from outside (`type_api.NULLTYPE = NULLTYPE` in the module
     // that defines NULLTYPE): in the target, in the project or in this file
     const set = `${base.name.slice(base.name.lastIndexOf('.') + 1)}.${attr.text}`;
