@@ -131,6 +131,9 @@ export class Callables {
 
   specOf(v: Value, access: Access = 'plain', depth = 0): CallSpec {
     if (depth > 20) return unknown('too deep');
+    // a stub of a compiled module says what type checkers are to assume; the compiled code decides
+    // what a call takes, and stubs of such modules fall behind it
+    if ((v.kind === 'function' || v.kind === 'class') && this.program.stubOfCompiled(v.summary.name)) return unknown(`${v.summary.name} is a stub of a compiled module: the compiled code decides what the call takes`);
     switch (v.kind) {
       case 'function':
         return this.functionSpec(v.fn, v.summary, v.owner, access, v.classAttr);

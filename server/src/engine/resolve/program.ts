@@ -651,6 +651,7 @@ export class Program {
     this.memo.clear();
     this.namedImports.clear();
     this.opened.clear();
+    this.stubsOfCompiled.clear();
     this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
     if (changed) this.forcedSinceSnapshot = true;
@@ -1118,6 +1119,19 @@ export class Program {
   stubWithSource(module: string): boolean {
     const file = this.target.findModule(module);
     return !!file?.rel?.endsWith('.pyi') && file.root.isFile(file.rel.slice(0, -1));
+  }
+
+  private readonly stubsOfCompiled = new Map<string, boolean>();
+
+  /** The module is read from a stub (`m.pyi`) that has a compiled module beside it (`m.*.so`, `m.pyd`). */
+  stubOfCompiled(module: string): boolean {
+    let known = this.stubsOfCompiled.get(module);
+    if (known === undefined) {
+      const file = this.target.findModule(module);
+      known = !!file && this.compiledBesideStub(file) !== undefined;
+      this.stubsOfCompiled.set(module, known);
+    }
+    return known;
   }
 
   /**
