@@ -400,3 +400,17 @@ describe('stubs and marks bound to names', () => {
     assert.deepEqual(lines(engine.check(user, 'test_x.py')), ['21:missing-argument']);
   });
 });
+
+describe('a module that hands a class of its own to a decorator that looks in sys.modules', () => {
+  it('may have the names the decorator sets', async () => {
+    const target = tempTree({
+      'be/__init__.py': '',
+      'be/base.py': 'import sys\n\n\nclass Backend:\n    @staticmethod\n    def export(cls):\n        for name in ["show", "Canvas"]:\n            setattr(sys.modules[cls.__module__], name, getattr(cls, name))\n        return cls\n\n\ndef plain(cls):\n    return cls\n',
+      'be/agg.py': 'from be.base import Backend\n\n\n@Backend.export\nclass _Agg(Backend):\n    Canvas = object\n\n    def show(self):\n        pass\n',
+      'be/other.py': 'from be.base import Backend, plain\n\n\n@plain\nclass _Other(Backend):\n    pass\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const r = engine.check('from be.agg import Canvas, show\nfrom be.other import Canvas as C2\n', 'user.py');
+    assert.deepEqual(lines(r), ['2:unknown-import']);
+  });
+});

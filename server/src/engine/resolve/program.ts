@@ -1080,6 +1080,22 @@ export class Program {
       found = `${module} hands itself to ${m[1]}, which may change its namespace`;
       break;
     }
+    // a class or function of its own handed to a decorator of the target that looks in sys.modules
+    // (`@_Backend.export` copies the class's attributes into `sys.modules[cls.__module__]`)
+    for (const bs of found ? [] : summary.bindings.values()) {
+      for (const b of bs) {
+        const decorators = b.kind === 'class' ? b.cls.decorators : b.kind === 'def' ? b.fn.decorators : [];
+        for (const d of decorators) {
+          const callee = d.kind === 'call' ? d.callee : d;
+          const v = this.evalExpr(callee, summary);
+          if (v.kind !== 'function' || !this.looksUpModules(v.fn, v.summary)) continue;
+          found = `${module} hands ${b.kind === 'class' ? b.cls.name : b.kind === 'def' ? b.fn.name : '?'} to a decorator that looks in sys.modules, which may change its namespace`;
+          break;
+        }
+        if (found) break;
+      }
+      if (found) break;
+    }
     // a module of its own that its import runs and that installs an import hook, or any module its
     // import runs that reaches it through sys.modules by its name (`sys.modules["tlz"]` in a
     // helper `tlz` imports)
