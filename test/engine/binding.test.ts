@@ -496,3 +496,63 @@ def __getattr__(name):
     assert.deepEqual(brief(r), ['1:unknown-import:', '2:missing-argument:size']);
   });
 });
+
+describe('constructors whose arguments another signature takes', () => {
+  it('leaves a class whose __new__ builds a class it names to that class, and a registry lookup as it was', async () => {
+    const r = await checkAgainst(
+      {
+        'ops.py': `
+class Operator:
+    def __new__(cls, *args, **kwargs):
+        if cls is Operator:
+            return super(Operator, cls).__new__(_Custom)
+        return super(Operator, cls).__new__(cls)
+
+    def __init__(self, dtype, shape):
+        pass
+
+class _Custom(Operator):
+    def __init__(self, shape, matvec, rmatvec=None):
+        pass
+
+REGISTRY = {}
+
+class Op:
+    def __new__(cls, *args, **kwargs):
+        chosen = REGISTRY.get(cls.__name__, cls)
+        return super().__new__(chosen)
+
+    def __init__(self, size):
+        pass
+`,
+      },
+      'from ops import Operator, Op\nOperator((2, 2), matvec=len)\nOp(1, 2)\n',
+    );
+    // Operator(...) runs _Custom.__init__ (left unknown); Op's registry may hold the class itself
+    assert.deepEqual(brief(r), ['3:too-many-positional:']);
+    assert.equal(r.callsUnknown, 1);
+  });
+
+  it('leaves a callable whose defaults the module sets after defining it', async () => {
+    const r = await checkAgainst(
+      {
+        'lp.py': `
+from collections import namedtuple
+
+Problem = namedtuple('Problem', 'c a b')
+Problem.__new__.__defaults__ = (None,) * 2
+
+def f(a, b):
+    pass
+
+f.__defaults__ = (1,)
+
+def g(a, b):
+    pass
+`,
+      },
+      'from lp import Problem, f, g\nProblem(1)\nf(1)\ng(1)\n',
+    );
+    assert.deepEqual(brief(r), ['4:missing-argument:b']);
+  });
+});

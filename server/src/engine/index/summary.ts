@@ -59,6 +59,8 @@ export interface FunctionInfo {
   newBuildsInstance?: boolean;
   /** `__new__`: every `return` hands back `super().__new__(cls, ...)` or `object.__new__(cls)` with the class it was called on, never rebound (so that class's `__init__` runs next). */
   newBuildsOwn?: boolean;
+  /** `__new__`: builds an instance of a class it names (`super().__new__(_Custom)`, a name its body does not bind), not of the one it was called on: that class's `__init__` runs next. */
+  newBuildsOther?: string;
   /** The function hands its `**kwargs` on to one call on every path that returns (see `keywordsPassedOn`). */
   passesKeywords?: PassesKeywords;
   /** A classmethod without a return annotation that returns what its class builds (see `buildsOwnClass`). */
@@ -834,6 +836,10 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     // whose own __init__ then runs
     const builds = cls ? new RegExp(`^(super\\(\\s*(\\w+\\s*,\\s*${cls}\\s*)?\\)|object)\\.__new__\\(\\s*${cls}\\s*[,)]`) : undefined;
     if (builds && returns.length > 0 && returns.every((r) => builds.test(r)) && !rebinds(raw, cls!)) info.newBuildsOwn = true;
+    const other = cls ? new RegExp(`\\.__new__\\(\\s*(?!${cls}\\s*[,)])([A-Za-z_][\\w.]*)\\s*[,)]`).exec(raw) : undefined;
+    // (a name the body binds, as a class looked up in a registry, may be the class itself or a
+    // subclass: see `newBuildsInstance`)
+    if (other && !new RegExp(`(?<![\\w.])${other[1].replace(/\./g, '\\.')}[ \\t]*(?::[^=\\n]*)?=(?!=)`).test(raw)) info.newBuildsOther = other[1];
   }
   if (!returns && def.children[0]?.type !== 'async') {
     // what a function without a return annotation returns, where every `return` says the same

@@ -134,6 +134,9 @@ export class Callables {
     // a stub of a compiled module says what type checkers are to assume; the compiled code decides
     // what a call takes, and stubs of such modules fall behind it
     if ((v.kind === 'function' || v.kind === 'class') && this.program.stubOfCompiled(v.summary.name)) return unknown(`${v.summary.name} is a stub of a compiled module: the compiled code decides what the call takes`);
+    // defaults set after the definition (`P.__new__.__defaults__ = (None,) * 7`, `f.__kwdefaults__ = {...}`)
+    const named = v.kind === 'function' && !v.owner ? [v.summary.name, v.fn.name] : v.kind === 'class' ? [v.summary.name, v.cls.name] : v.kind === 'namedtuple' ? [v.qualname.slice(0, v.qualname.lastIndexOf('.')), v.qualname.slice(v.qualname.lastIndexOf('.') + 1)] : undefined;
+    if (named && this.program.defaultsRewritten(named[0], named[1])) return unknown(`${named[0]} sets the defaults of ${named[1]} after its definition (__defaults__)`);
     switch (v.kind) {
       case 'function':
         return this.functionSpec(v.fn, v.summary, v.owner, access, v.classAttr);
@@ -584,6 +587,8 @@ export class Callables {
       }
       if (!newSigs && c.members.has('__new__')) {
         const nv = this.program.classMember(c, e.summary, '__new__')!;
+        // an instance of another class (`super().__new__(_Custom)`) gets that class's __init__
+        if (nv.kind === 'function' && nv.fn.newBuildsOther) return unknown(`${c.name}.__new__ may build a ${nv.fn.newBuildsOther}, whose own __init__ then takes the arguments`);
         const spec = this.specOf(nv, 'plain');
         if (spec.kind === 'unknown') return spec;
         if (spec.alternatives.some((a) => a.length !== 1)) return unknown('__new__ defined in an unusual way');

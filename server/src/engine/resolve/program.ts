@@ -652,6 +652,7 @@ export class Program {
     this.namedImports.clear();
     this.opened.clear();
     this.stubsOfCompiled.clear();
+    this.rewrittenDefaults.clear();
     this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
     if (changed) this.forcedSinceSnapshot = true;
@@ -1136,6 +1137,23 @@ export class Program {
     const file = this.target.findModule(module);
     return !!file?.rel?.endsWith('.pyi') && file.root.isFile(file.rel.slice(0, -1));
   }
+
+  /**
+   * The module sets the defaults of `name` (a function, or the `__new__` or `__init__` of a class,
+   * as a namedtuple is given defaults) after defining it: `name.__defaults__ = ...`.
+   */
+  defaultsRewritten(module: string, name: string): boolean {
+    let names = this.rewrittenDefaults.get(module);
+    if (!names) {
+      const text = this.overlays.has(module) ? undefined : this.moduleText(module);
+      names = new Set(text?.includes('defaults__') ? [...text.matchAll(/(?<![\w.])([A-Za-z_]\w*)(?:\.__new__|\.__init__)?\.__(?:kw)?defaults__[ \t]*=(?!=)/g)].map((m) => m[1]) : []);
+      this.rewrittenDefaults.set(module, names);
+    }
+    return names.has(name);
+  }
+
+  /** The names whose defaults each module sets after their definition (see `defaultsRewritten`), for this generation. */
+  private readonly rewrittenDefaults = new Map<string, Set<string>>();
 
   private readonly stubsOfCompiled = new Map<string, boolean>();
 
