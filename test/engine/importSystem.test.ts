@@ -355,6 +355,18 @@ describe('a stub of a compiled module', () => {
     assert.deepEqual(lines(calls), ['4:too-many-positional']);
     assert.equal(calls.callsUnknown, 2);
   });
+
+  it('leaves calls to the source beside a stub, whose signatures may be newer', async () => {
+    const target = tempTree({
+      'sp/__init__.py': '',
+      'sp/dist.pyi': 'def js(p, q, base=...) -> float: ...\n',
+      'sp/dist.py': 'def js(p, q, base=None, *, axis=0, keepdims=False):\n    pass\n\n\ndef other(p):\n    pass\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const r = engine.check('from sp.dist import js, other\njs(1, 2, axis=1)\nfrom sp.dist import gone\n', 'user.py');
+    assert.deepEqual(lines(r), ['3:unknown-import']);
+    assert.equal(r.callsUnknown, 1);
+  });
 });
 
 describe('stubs and marks bound to names', () => {
@@ -412,5 +424,16 @@ describe('a module that hands a class of its own to a decorator that looks in sy
     const engine = await Engine.open({ targets: [target] });
     const r = engine.check('from be.agg import Canvas, show\nfrom be.other import Canvas as C2\n', 'user.py');
     assert.deepEqual(lines(r), ['2:unknown-import']);
+  });
+});
+
+describe('names a module sets through locals()', () => {
+  it('may be any name (at module level locals() is the module namespace)', async () => {
+    const target = tempTree({
+      'sig/__init__.py': 'from sig import windows\n\n\ndef deco(name):\n    return getattr(windows, name)\n\n\nfor name in ("hann",):\n    locals()[name] = deco(name)\n',
+      'sig/windows.py': 'def hann(n):\n    pass\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    assert.deepEqual(lines(engine.check('from sig import hann\n', 'user.py')), []);
   });
 });

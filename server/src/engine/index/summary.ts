@@ -207,7 +207,7 @@ export function loadsLazily(s: ModuleSummary): boolean {
   return s.dynamic || s.getattr.kind === 'opaque' || s.registersModules;
 }
 
-const DYNAMIC_NAMESPACE = /\b(globals|vars)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update|setdefault|__setitem__)\s*\()|=\s*(globals|vars)\(\)\s*(#.*)?$|sys\.modules\[__name__\]|\._convert_\(/m;
+const DYNAMIC_NAMESPACE = /\b(globals|vars|locals)\(\)\s*(\[[^\]]*\]\s*=(?!=)|\.(update|setdefault|__setitem__)\s*\()|=\s*(globals|vars)\(\)\s*(#.*)?$|sys\.modules\[__name__\]|\._convert_\(/m;
 /**
  * `sys.modules[__name__].NAME` read (not assigned, not a dunder, nothing chained onto it): the
  * module reading one of its own names adds none. Other uses of its own module object (an alias,
@@ -2392,7 +2392,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     all: null,
     getattr: { kind: 'none' },
     // the pattern is tried only on text that has one of its fixed parts
-    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('sys.modules') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(ownEntryNamed(text, name).replace(REBINDS_GLOBAL, '').replace(READS_OWN_MODULE, '')),
+    dynamic: (text.includes('globals()') || text.includes('vars()') || text.includes('locals()') || text.includes('sys.modules') || text.includes('._convert_(')) && DYNAMIC_NAMESPACE.test(ownEntryNamed(text, name).replace(REBINDS_GLOBAL, '').replace(READS_OWN_MODULE, '')),
     typeCheckingOnly: new Set(),
     registersModules: REGISTERS_MODULES.test(text),
   };

@@ -1155,14 +1155,17 @@ export class Program {
   /** The names whose defaults each module sets after their definition (see `defaultsRewritten`), for this generation. */
   private readonly rewrittenDefaults = new Map<string, Set<string>>();
 
-  private readonly stubsOfCompiled = new Map<string, boolean>();
+  private readonly stubsOfCompiled = new Map<string, 'compiled' | 'source' | null>();
 
-  /** The module is read from a stub (`m.pyi`) that has a compiled module beside it (`m.*.so`, `m.pyd`). */
-  stubOfCompiled(module: string): boolean {
+  /**
+   * What runs where the module is read from a stub (`m.pyi`): a compiled module beside it (`m.*.so`,
+   * `m.pyd`), or Python source (`m.py`); null for a module read from its source.
+   */
+  stubBeside(module: string): 'compiled' | 'source' | null {
     let known = this.stubsOfCompiled.get(module);
     if (known === undefined) {
       const file = this.target.findModule(module);
-      known = !!file && this.compiledBesideStub(file) !== undefined;
+      known = file && this.compiledBesideStub(file) !== undefined ? 'compiled' : this.stubWithSource(module) ? 'source' : null;
       this.stubsOfCompiled.set(module, known);
     }
     return known;
