@@ -556,3 +556,43 @@ def g(a, b):
     assert.deepEqual(brief(r), ['4:missing-argument:b']);
   });
 });
+
+describe('calls that a compiler gives their meaning', () => {
+  it('leaves a class that Python cannot build, and a placeholder registered with a decorator', async () => {
+    const r = await checkAgainst(
+      {
+        'kern.py': `
+class Stub:
+    """Objects a compiler handles inside kernels."""
+    def __new__(cls):
+        raise NotImplementedError("%s is not instantiable" % cls)
+
+class grid(Stub):
+    """grid(ndim)"""
+
+class Plain:
+    def __new__(cls):
+        return super().__new__(cls)
+
+def overload(f):
+    def register(impl):
+        return impl
+    return register
+
+def _copy_to_fortran_order():
+    pass
+
+@overload(_copy_to_fortran_order)
+def ol_copy(a):
+    return a
+
+def lonely():
+    pass
+`,
+      },
+      'from kern import grid, Plain, _copy_to_fortran_order, lonely\ngrid(1)\nPlain(1)\n_copy_to_fortran_order(2)\nlonely(3)\n',
+    );
+    assert.deepEqual(brief(r), ['3:too-many-positional:', '5:too-many-positional:']);
+    assert.equal(r.callsUnknown, 2);
+  });
+});

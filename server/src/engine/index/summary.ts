@@ -61,6 +61,10 @@ export interface FunctionInfo {
   newBuildsOwn?: boolean;
   /** `__new__`: builds an instance of a class it names (`super().__new__(_Custom)`, a name its body does not bind), not of the one it was called on: that class's `__init__` runs next. */
   newBuildsOther?: string;
+  /** The body (after a docstring) is `pass` or `...`: a placeholder that something else may give its meaning (see `handedToDecorator`). */
+  placeholder?: boolean;
+  /** `__new__`: its body (after a docstring) is one `raise`: the class cannot be built (a stub a compiler gives meaning to). */
+  newRaises?: boolean;
   /** The function hands its `**kwargs` on to one call on every path that returns (see `keywordsPassedOn`). */
   passesKeywords?: PassesKeywords;
   /** A classmethod without a return annotation that returns what its class builds (see `buildsOwnClass`). */
@@ -839,6 +843,7 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     const other = cls ? new RegExp(`\\.__new__\\(\\s*(?!${cls}\\s*[,)])([A-Za-z_][\\w.]*)\\s*[,)]`).exec(raw) : undefined;
     // (a name the body binds, as a class looked up in a registry, may be the class itself or a
     // subclass: see `newBuildsInstance`)
+    if (/^\s*(?:[rRbBuU]{0,2}("""|'''|"|')[\s\S]*?\1\s*)?raise\b[^\n]*\s*$/.test(raw)) info.newRaises = true;
     if (other && !new RegExp(`(?<![\\w.])${other[1].replace(/\./g, '\\.')}[ \\t]*(?::[^=\\n]*)?=(?!=)`).test(raw)) info.newBuildsOther = other[1];
   }
   if (!returns && def.children[0]?.type !== 'async') {
@@ -857,6 +862,10 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
   if (!info.isAsync && RETURNS_DICT.test(rawBodies?.get(def.startPosition.row) ?? body?.text ?? '')) {
     const dict = returnedDictKeys(bodyText(def));
     if (dict) info.returnsDict = dict;
+  }
+  {
+    const raw = bodyText(def);
+    if (raw.length < 2000 && /^\s*(?:[rRbBuU]{0,2}("""|'''|"|')[\s\S]*?\1\s*)?(?:pass|\.\.\.)\s*$/.test(raw)) info.placeholder = true;
   }
   if (!body) return info;
   const stmts = statements(body);

@@ -139,6 +139,9 @@ export class Callables {
     // defaults set after the definition (`P.__new__.__defaults__ = (None,) * 7`, `f.__kwdefaults__ = {...}`)
     const named = v.kind === 'function' && !v.owner ? [v.summary.name, v.fn.name] : v.kind === 'class' ? [v.summary.name, v.cls.name] : v.kind === 'namedtuple' ? [v.qualname.slice(0, v.qualname.lastIndexOf('.')), v.qualname.slice(v.qualname.lastIndexOf('.') + 1)] : undefined;
     if (named && this.program.defaultsRewritten(named[0], named[1])) return unknown(`${named[0]} sets the defaults of ${named[1]} after its definition (__defaults__)`);
+    // a placeholder (`def f(): pass`) registered with a decorator (`@overload(f)` above its
+    // implementation for a compiler): its calls are that decorator's to give a meaning
+    if (v.kind === 'function' && !v.owner && v.fn.placeholder && this.program.handedToDecorator(v.summary.name, v.fn.name)) return unknown(`${v.fn.name} is a placeholder that ${v.summary.name} registers with a decorator, which gives its calls their meaning`);
     switch (v.kind) {
       case 'function':
         return this.functionSpec(v.fn, v.summary, v.owner, access, v.classAttr);
@@ -589,6 +592,9 @@ export class Callables {
       }
       if (!newSigs && c.members.has('__new__')) {
         const nv = this.program.classMember(c, e.summary, '__new__')!;
+        // a class that cannot be built in Python (`__new__` only raises) stands for what a compiler
+        // handles (`cuda.grid(1)` in a kernel): what its calls take is not Python's to say
+        if (nv.kind === 'function' && nv.fn.newRaises) return unknown(`${c.name}.__new__ only raises: the class is not built by Python, and its calls are for a compiler`);
         // an instance of another class (`super().__new__(_Custom)`) gets that class's __init__
         if (nv.kind === 'function' && nv.fn.newBuildsOther) return unknown(`${c.name}.__new__ may build a ${nv.fn.newBuildsOther}, whose own __init__ then takes the arguments`);
         const spec = this.specOf(nv, 'plain');

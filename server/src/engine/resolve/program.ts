@@ -653,6 +653,7 @@ export class Program {
     this.opened.clear();
     this.stubsOfCompiled.clear();
     this.rewrittenDefaults.clear();
+    this.decoratorArguments.clear();
     this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
     if (changed) this.forcedSinceSnapshot = true;
@@ -1151,6 +1152,23 @@ export class Program {
     }
     return names.has(name);
   }
+
+  /**
+   * The module hands `name` to a decorator (`@overload(name)` above another function): a
+   * placeholder so registered is given its meaning by what it is registered with (a compiler's
+   * overloads), not by its own body, for this generation.
+   */
+  handedToDecorator(module: string, name: string): boolean {
+    let names = this.decoratorArguments.get(module);
+    if (!names) {
+      const text = this.overlays.has(module) ? undefined : this.moduleText(module);
+      names = new Set(text?.includes('@') ? [...text.matchAll(/^[ \t]*@[ \t]*[A-Za-z_][\w.]*[ \t]*\([ \t]*([A-Za-z_][\w.]*)[ \t]*[,)]/gm)].map((m) => m[1].slice(m[1].lastIndexOf('.') + 1)) : []);
+      this.decoratorArguments.set(module, names);
+    }
+    return names.has(name);
+  }
+
+  private readonly decoratorArguments = new Map<string, Set<string>>();
 
   /** The names whose defaults each module sets after their definition (see `defaultsRewritten`), for this generation. */
   private readonly rewrittenDefaults = new Map<string, Set<string>>();
