@@ -515,6 +515,19 @@ class _Custom(Operator):
     def __init__(self, shape, matvec, rmatvec=None):
         pass
 
+class Grouper:
+    def __new__(cls, *args, **kwargs):
+        if kwargs.get("freq") is not None:
+            cls = TimeGrouper
+        return super().__new__(cls)
+
+    def __init__(self, key=None, freq=None):
+        pass
+
+class TimeGrouper(Grouper):
+    def __init__(self, freq="Min", closed=None, label=None):
+        pass
+
 REGISTRY = {}
 
 class Op:
@@ -526,11 +539,12 @@ class Op:
         pass
 `,
       },
-      'from ops import Operator, Op\nOperator((2, 2), matvec=len)\nOp(1, 2)\n',
+      'from ops import Operator, Op, Grouper\nOperator((2, 2), matvec=len)\nOp(1, 2)\nGrouper(freq="D", closed="left")\n',
     );
-    // Operator(...) runs _Custom.__init__ (left unknown); Op's registry may hold the class itself
+    // Operator(...) runs _Custom.__init__ and Grouper(freq=...) TimeGrouper's (both left
+    // unknown); Op's registry may hold the class itself
     assert.deepEqual(brief(r), ['3:too-many-positional:']);
-    assert.equal(r.callsUnknown, 1);
+    assert.equal(r.callsUnknown, 2);
   });
 
   it('leaves a callable whose defaults the module sets after defining it', async () => {

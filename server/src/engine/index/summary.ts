@@ -844,6 +844,9 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     // (a name the body binds, as a class looked up in a registry, may be the class itself or a
     // subclass: see `newBuildsInstance`)
     if (/^\s*(?:[rRbBuU]{0,2}("""|'''|"|')[\s\S]*?\1\s*)?raise\b[^\n]*\s*$/.test(raw)) info.newRaises = true;
+    // `cls = TimeGrouper` before `super().__new__(cls)`: the class built may be another one
+    const chosen = cls && rebinds(raw, cls) ? new RegExp(`^[ \\t]*${cls}[ \\t]*=[ \\t]*([A-Za-z_][\\w.]*)[ \\t]*(#.*)?$`, 'm').exec(raw) : undefined;
+    if (chosen && chosen[1] !== cls) info.newBuildsOther = chosen[1];
     if (other && !new RegExp(`(?<![\\w.])${other[1].replace(/\./g, '\\.')}[ \\t]*(?::[^=\\n]*)?=(?!=)`).test(raw)) info.newBuildsOther = other[1];
   }
   if (!returns && def.children[0]?.type !== 'async') {
