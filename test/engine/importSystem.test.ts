@@ -356,6 +356,23 @@ describe('a stub of a compiled module', () => {
     assert.equal(calls.callsUnknown, 2);
   });
 
+  it('reads a stub package beside an extension module as that module, its stub modules as submodules it makes', async () => {
+    const target = tempTree({
+      'tc/__init__.py': '',
+      // Python passes over tc/_C/ (no __init__.py) and loads the extension module beside it
+      'tc/_C/__init__.pyi': 'def declared(x) -> int: ...\n',
+      'tc/_C/_nn.pyi': 'def pad(x) -> int: ...\n',
+      'tc/_C.cpython-311-x86_64-linux-gnu.so': '',
+      // a stub package with no extension module beside it is what it says
+      'tp/__init__.py': '',
+      'tp/_D/__init__.pyi': 'def declared(x) -> int: ...\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const user = ['from tc import _C', 'from tc._C import _special', 'from tc._C._tree import View', '_C._nn.gone(1)', '_C.declared(1, 2)', 'from tp._D import gone', ''].join('\n');
+    const r = engine.check(user, 'user.py');
+    assert.deepEqual(lines(r), ['6:unknown-import']);
+  });
+
   it('leaves calls to the source beside a stub, whose signatures may be newer', async () => {
     const target = tempTree({
       'sp/__init__.py': '',

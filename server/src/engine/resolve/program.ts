@@ -1194,14 +1194,26 @@ export class Program {
    * `m.pyd`): the text of the Cython source it was built from (`m.pyx`), or null without one;
    * undefined for any other module.
    */
-  private compiledBesideStub(file: ModuleFile): string | null | undefined {
+  private compiledBesideStub(file: ModuleFile, depth = 0): string | null | undefined {
     const rel = file.rel;
-    if (!rel?.endsWith('.pyi') || file.isPackage) return undefined;
+    if (!rel?.endsWith('.pyi') || depth > 8) return undefined;
+    const compiledIn = (dir: string, base: string): boolean => !!file.root.listDir(dir)?.some((e) => e.startsWith(`${base}.`) && e.split('.')[0] === base && COMPILED.test(e));
     const slash = rel.lastIndexOf('/');
     const dir = slash < 0 ? '' : rel.slice(0, slash);
+    if (file.isPackage) {
+      // `pkg/__init__.pyi` without `__init__.py`: Python passes the folder over and loads the
+      // extension module `pkg.*.so` beside it, which the stub package describes
+      if (file.root.isFile(rel.slice(0, -1))) return undefined;
+      const up = dir.lastIndexOf('/');
+      return compiledIn(up < 0 ? '' : dir.slice(0, up), dir.slice(up + 1)) ? null : undefined;
+    }
     const base = rel.slice(slash + 1, -4);
-    const entries = file.root.listDir(dir);
-    if (!entries?.some((e) => e.startsWith(`${base}.`) && e.split('.')[0] === base && COMPILED.test(e))) return undefined;
+    if (!compiledIn(dir, base)) {
+      // a stub module of such a stub package describes a submodule the extension module makes
+      const dot = file.name.lastIndexOf('.');
+      const parent = dot < 0 ? undefined : this.target.findModule(file.name.slice(0, dot));
+      return parent?.isPackage && this.compiledBesideStub(parent, depth + 1) !== undefined ? null : undefined;
+    }
     try {
       const pyx = `${rel.slice(0, -4)}.pyx`;
       return file.root.isFile(pyx) ? file.root.readText(pyx) : null;
@@ -1381,7 +1393,7 @@ export class Program {
     if (this.isPlaceholderPackage(parent)) return false;
     const ps = this.summary(parent.name);
     // (a package whose import runs code that may change it, as an import hook of its own, may have it)
-    return !!ps && !ps.bindings.has(part) && !ps.dynamic && !ps.registersModules && !this.openedNamespace(ps);
+    return !!ps && !ps.bindings.has(part) && !ps.dynamic && !ps.registersModules && !this.openedNamespace(ps) && this.stubBeside(parent.name) !== 'compiled';
   }
 
   /** Whether `import module` succeeds against the target (see `checkModulePath` for the same rules as findings). */
