@@ -1031,6 +1031,11 @@ export class Program {
     if (file && this.stubWithSource(module) && new RegExp(`\\b${name}\\b|^(def\\s+__getattr__\\b|__getattr__\\s*=)`, 'm').test(this.sourceBesideStub(module) ?? '')) {
       return { kind: 'unknown', reason: `the stub of ${module} leaves ${name} out; the source beside it has it` };
     }
+    // a name a decorator of the target that looks in sys.modules may copy into the module from a
+    // class of the module it decorates (`@_Backend.export` copies `FigureCanvas`, `show`...;
+    // `@enum.global_enum` the members): an attribute that class has or inherits
+    const copied = summary ? this.copiedByDecorator(summary, name) : undefined;
+    if (copied) return { kind: 'unknown', reason: copied };
     // a stub of a compiled module: what runs is the compiled code (built from the Cython source
     // beside it, where there is one), which may define what the stub leaves out
     const compiled = file ? this.compiledBesideStub(file) : undefined;
@@ -1082,22 +1087,6 @@ export class Program {
       found = `${module} hands itself to ${m[1]}, which may change its namespace`;
       break;
     }
-    // a class or function of its own handed to a decorator of the target that looks in sys.modules
-    // (`@_Backend.export` copies the class's attributes into `sys.modules[cls.__module__]`)
-    for (const bs of found ? [] : summary.bindings.values()) {
-      for (const b of bs) {
-        const decorators = b.kind === 'class' ? b.cls.decorators : b.kind === 'def' ? b.fn.decorators : [];
-        for (const d of decorators) {
-          const callee = d.kind === 'call' ? d.callee : d;
-          const v = this.evalExpr(callee, summary);
-          if (v.kind !== 'function' || !this.looksUpModules(v.fn, v.summary)) continue;
-          found = `${module} hands ${b.kind === 'class' ? b.cls.name : b.kind === 'def' ? b.fn.name : '?'} to a decorator that looks in sys.modules, which may change its namespace`;
-          break;
-        }
-        if (found) break;
-      }
-      if (found) break;
-    }
     // a module of its own that its import runs and that installs an import hook, or any module its
     // import runs that reaches it through sys.modules by its name (`sys.modules["tlz"]` in a
     // helper `tlz` imports)
@@ -1113,6 +1102,21 @@ export class Program {
     }
     this.opened.set(module, found);
     return found ?? undefined;
+  }
+
+  /** Why `name` may be copied into the module by a decorator of one of its classes (see `resolveMember`), if it may. */
+  private copiedByDecorator(summary: ModuleSummary, name: string): string | undefined {
+    for (const bs of summary.bindings.values()) {
+      for (const b of bs) {
+        if (b.kind !== 'class' || b.cls.decorators.length === 0) continue;
+        for (const d of b.cls.decorators) {
+          const v = this.evalExpr(d.kind === 'call' ? d.callee : d, summary);
+          if (v.kind !== 'function' || !this.looksUpModules(v.fn, v.summary)) continue;
+          if (this.classMember(b.cls, summary, name) !== undefined) return `a decorator of ${b.cls.name} that looks in sys.modules may copy its ${name} into ${summary.name}`;
+        }
+      }
+    }
+    return undefined;
   }
 
   /** The body of a function of the target mentions `sys.modules`. */
