@@ -595,12 +595,14 @@ export class Callables {
         // a class that cannot be built in Python (`__new__` only raises) stands for what a compiler
         // handles (`cuda.grid(1)` in a kernel): what its calls take is not Python's to say
         if (nv.kind === 'function' && nv.fn.newRaises) return unknown(`${c.name}.__new__ only raises: the class is not built by Python, and its calls are for a compiler`);
-        // an instance of another class (`super().__new__(_Custom)`) gets that class's __init__
-        if (nv.kind === 'function' && nv.fn.newBuildsOther) return unknown(`${c.name}.__new__ may build a ${nv.fn.newBuildsOther}, whose own __init__ then takes the arguments`);
         const spec = this.specOf(nv, 'plain');
         if (spec.kind === 'unknown') return spec;
         if (spec.alternatives.some((a) => a.length !== 1)) return unknown('__new__ defined in an unusual way');
         const sigs = spec.alternatives.flat().map((s) => ({ ...s, name: cls.name, qualname, params: s.params.slice(1) }));
+        // an instance of another class (`super().__new__(_Custom)`) gets that class's __init__:
+        // behind a __new__ that takes anything, nothing is left to check (one with a signature of
+        // its own is checked alone, below)
+        if (nv.kind === 'function' && nv.fn.newBuildsOther && sigs.every(isTransparentVar)) return unknown(`${c.name}.__new__ may build a ${nv.fn.newBuildsOther}, whose own __init__ then takes the arguments`);
         newSigs = sigs.every(isTransparentVar) ? [] : sigs;
         newForwardsAnything = newSigs.length === 0;
         newBuildsOwn = nv.kind === 'function' && !!nv.fn.newBuildsOwn;
