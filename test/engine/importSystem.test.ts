@@ -455,3 +455,17 @@ describe('names a module sets through locals()', () => {
     assert.deepEqual(lines(engine.check('from sig import hann\n', 'user.py')), []);
   });
 });
+
+describe('a plain module whose __getattr__ may answer any name', () => {
+  it('may answer __path__ as well, and so have submodules', async () => {
+    const target = tempTree({
+      'dk/__init__.py': '',
+      'dk/ml.py': 'def __getattr__(value):\n    import dk_ml\n    return getattr(dk_ml, value)\n',
+      'dk/plain.py': 'X = 1\n',
+      'dk/table.py': 'def __getattr__(name):\n    if name == "old":\n        return 1\n    raise AttributeError(name)\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const r = engine.check('from dk.ml.model_selection import Grid\nfrom dk.plain.sub import Y\nfrom dk.table.sub import Z\n', 'user.py');
+    assert.deepEqual(lines(r), ['2:unknown-module', '3:unknown-module']);
+  });
+});

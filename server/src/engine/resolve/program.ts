@@ -1392,7 +1392,9 @@ export class Program {
       // package") unless it makes itself one (`__path__`) or registers modules
       if (!parent.rel.endsWith('.py') || parent.compiled) return false;
       const ms = this.summary(parent.name);
-      return !!ms && !ms.registersModules;
+      // a module `__getattr__` that may answer any name may answer `__path__` too (`return
+      // getattr(dask_ml, name)`): the import system then finds submodules there
+      return !!ms && !ms.registersModules && ms.getattr.kind !== 'opaque';
     }
     if (this.isPlaceholderPackage(parent)) return false;
     const ps = this.summary(parent.name);
