@@ -149,9 +149,23 @@ describe('names a class body binds, and code that never runs', () => {
       '        continue', // 18
       '        config.gone4', // 19: never runs
       '    config.gone5', // 20: runs
+      'def m(x):', // 21
+      '    first = True', // 22
+      '    if not first:', // 23
+      '        config.gone6', // 24: never runs
+      '    else:', // 25
+      '        config.gone7', // 26: runs
+      '    later = False', // 27
+      '    for i in x:', // 28
+      '        if later:', // 29
+      '            config.gone8', // 30: never runs
+      '    again = True', // 31
+      '    again = x', // 32
+      '    if not again:', // 33
+      '        config.gone9', // 34: may run (bound twice)
       '',
     ].join('\n');
     const r = engine.check(user, 'user.py');
-    assert.deepEqual(lines(r), ['20:unknown-attribute', '9:unknown-attribute']);
+    assert.deepEqual(lines(r), ['20:unknown-attribute', '26:unknown-attribute', '34:unknown-attribute', '9:unknown-attribute']);
   });
 });

@@ -1535,6 +1535,26 @@ class FileCheck {
     }
   }
 
+  /**
+   * The truth of an `if` condition that is a name (or `not` a name) the enclosing function binds
+   * exactly once, to `True` or `False`, before the test; undefined for anything else.
+   */
+  private constantCondition(cond: Node | null, scope: Scope): boolean | undefined {
+    let n: Node | null = cond;
+    let negate = false;
+    while (n?.type === 'parenthesized_expression') n = n.namedChildren[0];
+    if (n?.type === 'not_operator') {
+      negate = true;
+      n = n.childForFieldName('argument');
+      while (n?.type === 'parenthesized_expression') n = n.namedChildren[0];
+    }
+    if (!cond || n?.type !== 'identifier' || scope.kind !== 'function' || scope.globals.has(n.text)) return undefined;
+    const list = scope.locals.get(n.text);
+    const only = list?.length === 1 ? list[0] : undefined;
+    if (!only || only.kind !== 'assigned' || (only.value.type !== 'true' && only.value.type !== 'false') || only.value.startIndex > cond.startIndex) return undefined;
+    return (only.value.type === 'true') !== negate;
+  }
+
   private visitNode(node: Node, scope: Scope, depth: number): void {
     let inner = scope;
     switch (node.type) {
@@ -1594,9 +1614,14 @@ class FileCheck {
     }
     const retry = node.type === 'except_clause' ? retryCallees(node) : undefined;
     if (retry) this.retries.push(retry);
+    // `if not flag:` where the function binds `flag` once, to True or False, before it: the
+    // branch that cannot run is not checked (`yearfirst = True` ... `if not yearfirst: ...`)
+    const truth = node.type === 'if_statement' ? this.constantCondition(node.childForFieldName('condition'), scope) : undefined;
     try {
       for (const c of node.namedChildren) {
         if (!c) continue;
+        if (truth === false && c.id === node.childForFieldName('consequence')?.id) continue;
+        if (truth === true && (c.type === 'elif_clause' || c.type === 'else_clause')) continue;
         this.visit(c, inner, depth + 1);
         // what follows, in a block, a statement that always leaves it never runs
         if (node.type === 'block' && alwaysLeaves(c)) break;
