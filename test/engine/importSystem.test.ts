@@ -376,12 +376,14 @@ describe('a stub of a compiled module', () => {
   it('leaves calls to the source beside a stub, whose signatures may be newer', async () => {
     const target = tempTree({
       'sp/__init__.py': '',
-      'sp/dist.pyi': 'def js(p, q, base=...) -> float: ...\n',
-      'sp/dist.py': 'def js(p, q, base=None, *, axis=0, keepdims=False):\n    pass\n\n\ndef other(p):\n    pass\n',
+      'sp/dist.pyi': 'def js(p, q, base=...) -> float: ...\ndef same(p: int, *, scale: float = ...) -> float: ...\n',
+      'sp/dist.py': 'def js(p, q, base=None, *, axis=0, keepdims=False):\n    pass\n\n\ndef same(p, *, scale=1.0):\n    pass\n',
     });
     const engine = await Engine.open({ targets: [target] });
-    const r = engine.check('from sp.dist import js, other\njs(1, 2, axis=1)\nfrom sp.dist import gone\n', 'user.py');
-    assert.deepEqual(lines(r), ['3:unknown-import']);
+    const r = engine.check('from sp.dist import js, same\njs(1, 2, axis=1)\nfrom sp.dist import gone\nsame(1, 2)\n', 'user.py');
+    // js: the source takes more than its stub says (left unknown); same: the source has the
+    // stub's parameters, and the call is checked against them
+    assert.deepEqual(lines(r), ['3:unknown-import', '4:too-many-positional']);
     assert.equal(r.callsUnknown, 1);
   });
 });

@@ -44,6 +44,12 @@ describe('module lookup', () => {
       const r = engine.check('from pkg.mod import f, g\nf(1)\n', 'u.py');
       assert.deepEqual(brief(r), ['1:unknown-import:']);
       assert.equal(r.callsUnknown, 1);
+      // where the source has the stub's parameters, the stub's signature is what binds
+      fs.writeFileSync(path.join(dir, 'pkg', 'mod.py'), 'def f(a, b=2): pass\n');
+      const later = new Date(Date.now() + 5000);
+      fs.utimesSync(path.join(dir, 'pkg', 'mod.py'), later, later);
+      const again = await Engine.open({ targets: [dir] });
+      assert.deepEqual(brief(again.check('from pkg.mod import f\nf(1)\n', 'u.py')), ['2:missing-argument:b']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -135,7 +135,9 @@ export class Callables {
     // Python source) decides what a call takes, and stubs fall behind it (pandas' and SciPy's do)
     const home = v.kind === 'function' || v.kind === 'class' ? v.summary.name : undefined;
     const stub = home === undefined ? null : this.program.stubBeside(home);
-    if (stub) return unknown(`${home} is read from a stub, and the ${stub === 'compiled' ? 'compiled module' : 'source'} beside it decides what the call takes`);
+    // (a function the source defines with the very parameters the stub gives binds as the stub says)
+    const agrees = stub === 'source' && v.kind === 'function' && this.program.sourceDefines(home!, v.fn.name, v.fn.params.map((p) => p.name));
+    if (stub && !agrees) return unknown(`${home} is read from a stub, and the ${stub === 'compiled' ? 'compiled module' : 'source'} beside it decides what the call takes`);
     // defaults set after the definition (`P.__new__.__defaults__ = (None,) * 7`, `f.__kwdefaults__ = {...}`)
     const named = v.kind === 'function' && !v.owner ? [v.summary.name, v.fn.name] : v.kind === 'class' ? [v.summary.name, v.cls.name] : v.kind === 'namedtuple' ? [v.qualname.slice(0, v.qualname.lastIndexOf('.')), v.qualname.slice(v.qualname.lastIndexOf('.') + 1)] : undefined;
     if (named && this.program.defaultsRewritten(named[0], named[1])) return unknown(`${named[0]} sets the defaults of ${named[1]} after its definition (__defaults__)`);

@@ -654,6 +654,7 @@ export class Program {
     this.stubsOfCompiled.clear();
     this.rewrittenDefaults.clear();
     this.decoratorArguments.clear();
+    this.besideStubs.clear();
     this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
     if (changed) this.forcedSinceSnapshot = true;
@@ -1225,6 +1226,45 @@ export class Program {
       return null;
     }
   }
+
+  /**
+   * The source beside the stub of `module` has a `def name(...)` whose parameters have these names,
+   * in this order (its signature may differ in defaults and annotations, which a binding does not
+   * read; one with other names, or none, does not count).
+   */
+  sourceDefines(module: string, name: string, params: string[]): boolean {
+    if (!this.besideStubs.has(module)) this.besideStubs.set(module, this.sourceBesideStub(module));
+    const text = this.besideStubs.get(module);
+    if (!text) return false;
+    const want = params.join(',');
+    for (const m of text.matchAll(new RegExp(`\\bdef[ \\t]+${name}[ \\t]*\\(`, 'g'))) {
+      // the parameter list up to its closing bracket, split at the commas of its own level
+      let depth = 1;
+      let i = m.index! + m[0].length;
+      const parts: string[] = [];
+      let part = '';
+      for (; i < text.length && depth > 0; i++) {
+        const ch = text[i];
+        if (ch === '(' || ch === '[' || ch === '{') depth++;
+        else if (ch === ')' || ch === ']' || ch === '}') depth--;
+        if (depth === 0) break;
+        if (ch === ',' && depth === 1) {
+          parts.push(part);
+          part = '';
+        } else part += ch;
+      }
+      parts.push(part);
+      const names = parts
+        .map((x) => x.replace(/#.*$/gm, '').trim())
+        .filter((x) => x && x !== '/' && x !== '*')
+        .map((x) => /^\**\s*([A-Za-z_]\w*)/.exec(x)?.[1] ?? '?');
+      if (names.join(',') === want) return true;
+    }
+    return false;
+  }
+
+  /** The source beside each stub `sourceDefines` read, for this generation. */
+  private readonly besideStubs = new Map<string, string | undefined>();
 
   private sourceBesideStub(module: string): string | undefined {
     const file = this.target.findModule(module);
