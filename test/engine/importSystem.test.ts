@@ -471,3 +471,38 @@ describe('a plain module whose __getattr__ may answer any name', () => {
     assert.deepEqual(lines(r), ['2:unknown-module', '3:unknown-module']);
   });
 });
+
+describe('what a module of the target does to its own callables, checked as itself', () => {
+  it('counts defaults it sets afterwards and placeholders it registers, inside the module too', async () => {
+    const target = tempTree({
+      'lp/__init__.py': '',
+      'lp/util.py': [
+        'from collections import namedtuple',
+        '',
+        'Problem = namedtuple("Problem", "c a b")',
+        'Problem.__new__.__defaults__ = (None,) * 2',
+        '',
+        'def overload(f):',
+        '    return lambda impl: impl',
+        '',
+        'def _copy():',
+        '    pass',
+        '',
+        '@overload(_copy)',
+        'def ol_copy(a):',
+        '    return a',
+        '',
+        'def plain(a):',
+        '    return a',
+        '',
+        'def use(x):',
+        '    return Problem(x), _copy(x), plain()',
+        '',
+      ].join('\n'),
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const file = path.join(target, 'lp', 'util.py');
+    const r = engine.check(fs.readFileSync(file, 'utf8'), file, undefined, { name: 'lp.util', isPackage: false });
+    assert.deepEqual(lines(r), ['20:missing-argument']);
+  });
+});

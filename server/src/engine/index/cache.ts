@@ -16,7 +16,7 @@ import type { SourceRoot } from '../sources/sourceRoot';
 import type { ModuleSummary } from './summary';
 
 /** Bumped whenever summaries change shape or meaning. */
-export const CACHE_FORMAT = 'apidrift-summaries-39';
+export const CACHE_FORMAT = 'apidrift-summaries-40';
 
 /** JSON with Maps and Sets. */
 function replacer(_key: string, value: unknown): unknown {

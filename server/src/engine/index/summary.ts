@@ -195,6 +195,10 @@ export interface ModuleSummary {
   typeCheckingBindings?: Map<string, Binding[]>;
   /** The module writes to sys.modules or touches `__path__` / import hooks: submodules may exist without files. */
   registersModules: boolean;
+  /** Names whose defaults the module sets after defining them (`P.__new__.__defaults__ = ...`, `f.__kwdefaults__ = ...`). */
+  defaultsSet?: string[];
+  /** Names the module hands to a decorator (`@overload(f)` above another function). */
+  decoratorArgs?: string[];
   /**
    * Names the module declares with a bare annotation at its top level (`name: C`, also under
    * `if TYPE_CHECKING:`), with the annotation's text; '' when declared twice differently.
@@ -2408,6 +2412,10 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     typeCheckingOnly: new Set(),
     registersModules: REGISTERS_MODULES.test(text),
   };
+  const defaultsSet = text.includes('defaults__') ? [...new Set([...text.matchAll(/(?<![\w.])([A-Za-z_]\w*)(?:\.__new__|\.__init__)?\.__(?:kw)?defaults__[ \t]*=(?!=)/g)].map((m) => m[1]))] : [];
+  if (defaultsSet.length > 0) summary.defaultsSet = defaultsSet;
+  const decoratorArgs = text.includes('@') ? [...new Set([...text.matchAll(/^[ \t]*@[ \t]*[A-Za-z_][\w.]*[ \t]*\([ \t]*([A-Za-z_][\w.]*)[ \t]*[,)]/gm)].map((m) => m[1].slice(m[1].lastIndexOf('.') + 1)))] : [];
+  if (decoratorArgs.length > 0) summary.decoratorArgs = decoratorArgs;
   const getattrDefs: Node[] = [];
   const overloads: Array<{ name: string; line: number; typeChecking: boolean }> = [];
   const walrus = text.includes(':=');

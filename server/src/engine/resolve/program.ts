@@ -652,8 +652,6 @@ export class Program {
     this.namedImports.clear();
     this.opened.clear();
     this.stubsOfCompiled.clear();
-    this.rewrittenDefaults.clear();
-    this.decoratorArguments.clear();
     this.besideStubs.clear();
     this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
@@ -1149,34 +1147,17 @@ export class Program {
    * as a namedtuple is given defaults) after defining it: `name.__defaults__ = ...`.
    */
   defaultsRewritten(module: string, name: string): boolean {
-    let names = this.rewrittenDefaults.get(module);
-    if (!names) {
-      const text = this.overlays.has(module) ? undefined : this.moduleText(module);
-      names = new Set(text?.includes('defaults__') ? [...text.matchAll(/(?<![\w.])([A-Za-z_]\w*)(?:\.__new__|\.__init__)?\.__(?:kw)?defaults__[ \t]*=(?!=)/g)].map((m) => m[1]) : []);
-      this.rewrittenDefaults.set(module, names);
-    }
-    return names.has(name);
+    return !!this.summary(module)?.defaultsSet?.includes(name);
   }
 
   /**
    * The module hands `name` to a decorator (`@overload(name)` above another function): a
    * placeholder so registered is given its meaning by what it is registered with (a compiler's
-   * overloads), not by its own body, for this generation.
+   * overloads), not by its own body.
    */
   handedToDecorator(module: string, name: string): boolean {
-    let names = this.decoratorArguments.get(module);
-    if (!names) {
-      const text = this.overlays.has(module) ? undefined : this.moduleText(module);
-      names = new Set(text?.includes('@') ? [...text.matchAll(/^[ \t]*@[ \t]*[A-Za-z_][\w.]*[ \t]*\([ \t]*([A-Za-z_][\w.]*)[ \t]*[,)]/gm)].map((m) => m[1].slice(m[1].lastIndexOf('.') + 1)) : []);
-      this.decoratorArguments.set(module, names);
-    }
-    return names.has(name);
+    return !!this.summary(module)?.decoratorArgs?.includes(name);
   }
-
-  private readonly decoratorArguments = new Map<string, Set<string>>();
-
-  /** The names whose defaults each module sets after their definition (see `defaultsRewritten`), for this generation. */
-  private readonly rewrittenDefaults = new Map<string, Set<string>>();
 
   private readonly stubsOfCompiled = new Map<string, 'compiled' | 'source' | null>();
 
