@@ -506,3 +506,15 @@ describe('what a module of the target does to its own callables, checked as itse
     assert.deepEqual(lines(r), ['20:missing-argument']);
   });
 });
+
+describe('a name a function of the module declares global', () => {
+  it('may be bound in the module once that function ran', async () => {
+    const target = tempTree({
+      'cf/__init__.py': '',
+      'cf/uses.py': 'ffi = None\n\n\ndef init():\n    global ffi, cffi_sin\n    cffi_sin = ffi\n',
+    });
+    const engine = await Engine.open({ targets: [target] });
+    const r = engine.check('from cf import uses\nuses.cffi_sin(1)\nuses.cffi_cos(1)\n', 'user.py');
+    assert.deepEqual(lines(r), ['3:unknown-attribute']);
+  });
+});

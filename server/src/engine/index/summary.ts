@@ -199,6 +199,8 @@ export interface ModuleSummary {
   defaultsSet?: string[];
   /** Names the module hands to a decorator (`@overload(f)` above another function). */
   decoratorArgs?: string[];
+  /** Names a function of the module declares `global` (it may bind them in the module when it runs). */
+  globalsSet?: string[];
   /**
    * Names the module declares with a bare annotation at its top level (`name: C`, also under
    * `if TYPE_CHECKING:`), with the annotation's text; '' when declared twice differently.
@@ -2416,6 +2418,8 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
   if (defaultsSet.length > 0) summary.defaultsSet = defaultsSet;
   const decoratorArgs = text.includes('@') ? [...new Set([...text.matchAll(/^[ \t]*@[ \t]*[A-Za-z_][\w.]*[ \t]*\([ \t]*([A-Za-z_][\w.]*)[ \t]*[,)]/gm)].map((m) => m[1].slice(m[1].lastIndexOf('.') + 1)))] : [];
   if (decoratorArgs.length > 0) summary.decoratorArgs = decoratorArgs;
+  const globalsSet = text.includes('global') ? [...new Set([...text.matchAll(/^[ \t]+global[ \t]+([A-Za-z_][\w \t,]*)/gm)].flatMap((m) => m[1].split(',').map((x) => x.trim()).filter(Boolean)))] : [];
+  if (globalsSet.length > 0) summary.globalsSet = globalsSet;
   const getattrDefs: Node[] = [];
   const overloads: Array<{ name: string; line: number; typeChecking: boolean }> = [];
   const walrus = text.includes(':=');

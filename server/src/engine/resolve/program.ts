@@ -1025,6 +1025,8 @@ export class Program {
     }
     // `name: T` at the top level, and set elsewhere (a function's `global name`, a generated stub)
     if (summary?.declared?.has(name)) return { kind: 'unknown', reason: `${module} declares ${name} and sets it elsewhere` };
+    // a function of the module declares it `global`: it binds the name in the module when it runs
+    if (summary?.globalsSet?.includes(name)) return { kind: 'unknown', reason: `a function of ${module} binds ${name} in the module (global) when it runs` };
     // a stub describes the module for type checkers; the source beside it is what runs, and may
     // define what the stub leaves out (private helpers, metadata, names its __getattr__ serves)
     if (file && this.stubWithSource(module) && new RegExp(`\\b${name}\\b|^(def\\s+__getattr__\\b|__getattr__\\s*=)`, 'm').test(this.sourceBesideStub(module) ?? '')) {
