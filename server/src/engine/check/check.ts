@@ -814,9 +814,9 @@ function availabilityTested(n: Node, module: string): boolean {
 }
 
 /**
- * The name `flag` (or `not flag`, for an `else`) that the `if` or `elif` around `n` tests, when `n`
- * runs only where the flag is true: in the branch of `if flag:` (or `if flag and ...:`), or in the
- * `else` of `if not flag:`. Only the innermost such test counts; a function boundary ends the search.
+ * The names (`flag`) that the `if` and `elif` statements around `n` test, where `n` runs only if
+ * the flag is true: in the branch of `if flag:` (or `if flag and ...:`), or in the `else` of `if
+ * not flag:`. A function or class boundary ends the search.
  */
 function flagGuarding(n: Node): string[] {
   const flags: string[] = [];
@@ -897,7 +897,7 @@ function noCode(line: string): boolean {
  * `ModuleNotFoundError`) handler: the flag records whether that import succeeded. `module` is the
  * dotted name of the text's module (for its relative imports), `isPackage` whether it is a package.
  */
-export function flagRecordsImport(text: string, flag: string, inside: string, module: string, isPackage: boolean): boolean {
+function flagRecordsImport(text: string, flag: string, inside: string, module: string, isPackage: boolean): boolean {
   if (!text.includes(flag)) return false;
   const lines = text.split('\n');
   const setTrue = new RegExp(`^[ \\t]*${flag}[ \\t]*=[ \\t]*True[ \\t]*(#.*)?$`);
@@ -3087,12 +3087,12 @@ class FileCheck {
     return sig.definition.file === this.summary.file || this.program.isUserFile(sig.definition.file);
   }
 
-  /** A summary of the user's code: the checked file, or a module of the user's own folders. */
   /** The file checked is a stub (`.pyi`): type checkers read it, Python never runs it. */
   private get isStub(): boolean {
     return /\.pyi$/i.test(this.opts.file);
   }
 
+  /** A summary of the user's code: the checked file, or a module of the user's own folders. */
   private isUser(s: ModuleSummary): boolean {
     return s.name === USER_MODULE || this.program.isUserModule(s.name);
   }
@@ -3271,7 +3271,12 @@ class FileCheck {
       const from = b?.find((x) => x.kind === 'from');
       if (!from || from.kind !== 'from') continue;
       const file = this.program.target.findModule(from.module);
-      const text = file?.rel ? file.root.readText(file.rel) : undefined;
+      let text: string | undefined;
+      try {
+        text = file?.rel ? file.root.readText(file.rel) : undefined;
+      } catch {
+        text = undefined; // unreadable: the flag is not known to record the import
+      }
       if (text !== undefined && flagRecordsImport(text, from.name, missing, from.module, file!.isPackage)) return true;
     }
     return false;
@@ -3352,7 +3357,7 @@ class FileCheck {
     const parent = node.parent;
     const obj = node.childForFieldName('object');
     const attr = node.childForFieldName('attribute');
-    if (obj?.type === 'call' && obj.childForFieldName('function')?.text === 'super' && attr && !this.inError && !node.hasError && !(parent?.type === 'call' && parent.childForFieldName('function')?.id === node.id) && !isStoreTarget(node)) {
+    if (obj?.type === 'call' && obj.childForFieldName('function')?.text === 'super' && attr && !this.inError && !node.hasError && !(parent?.type === 'call' && parent.childForFieldName('function')?.id === node.id)) {
       // `super().m` read, not called (a call is checked as a call)
       const context = this.superContext(obj, scope);
       if (context && !this.checker.callables.superMember(context.mro, 1, attr.text, (c, summary) => this.checker.receivers.decoratorChanges(c, summary, attr.text))) this.removedSuperMember(obj, attr.text, context.cls, context.mro);

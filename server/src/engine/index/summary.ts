@@ -846,13 +846,13 @@ export function functionInfo(def: Node, decorators: Expr[], withBodyFacts: boole
     // whose own __init__ then runs
     const builds = cls ? new RegExp(`^(super\\(\\s*(\\w+\\s*,\\s*${cls}\\s*)?\\)|object)\\.__new__\\(\\s*${cls}\\s*[,)]`) : undefined;
     if (builds && returns.length > 0 && returns.every((r) => builds.test(r)) && !rebinds(raw, cls!)) info.newBuildsOwn = true;
-    const other = cls ? new RegExp(`\\.__new__\\(\\s*(?!${cls}\\s*[,)])([A-Za-z_][\\w.]*)\\s*[,)]`).exec(raw) : undefined;
-    // (a name the body binds, as a class looked up in a registry, may be the class itself or a
-    // subclass: see `newBuildsInstance`)
     if (/^\s*(?:[rRbBuU]{0,2}("""|'''|"|')[\s\S]*?\1\s*)?raise\b[^\n]*\s*$/.test(raw)) info.newRaises = true;
     // `cls = TimeGrouper` before `super().__new__(cls)`: the class built may be another one
     const chosen = cls && rebinds(raw, cls) ? new RegExp(`^[ \\t]*${cls}[ \\t]*=[ \\t]*([A-Za-z_][\\w.]*)[ \\t]*(#.*)?$`, 'm').exec(raw) : undefined;
     if (chosen && chosen[1] !== cls) info.newBuildsOther = chosen[1];
+    const other = cls ? new RegExp(`\\.__new__\\(\\s*(?!${cls}\\s*[,)])([A-Za-z_][\\w.]*)\\s*[,)]`).exec(raw) : undefined;
+    // (a name the body binds, as a class looked up in a registry, may be the class itself or a
+    // subclass: see `newBuildsInstance`)
     if (other && !new RegExp(`(?<![\\w.])${other[1].replace(/\./g, '\\.')}[ \\t]*(?::[^=\\n]*)?=(?!=)`).test(raw)) info.newBuildsOther = other[1];
   }
   if (!returns && def.children[0]?.type !== 'async') {

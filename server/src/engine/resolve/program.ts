@@ -651,7 +651,7 @@ export class Program {
     this.memo.clear();
     this.namedImports.clear();
     this.opened.clear();
-    this.stubsOfCompiled.clear();
+    this.stubKinds.clear();
     this.besideStubs.clear();
     this.versions.clear();
     if (!this.targetFixed) this.target.invalidate();
@@ -1161,18 +1161,18 @@ export class Program {
     return !!this.summary(module)?.decoratorArgs?.includes(name);
   }
 
-  private readonly stubsOfCompiled = new Map<string, 'compiled' | 'source' | null>();
+  private readonly stubKinds = new Map<string, 'compiled' | 'source' | null>();
 
   /**
    * What runs where the module is read from a stub (`m.pyi`): a compiled module beside it (`m.*.so`,
    * `m.pyd`), or Python source (`m.py`); null for a module read from its source.
    */
   stubBeside(module: string): 'compiled' | 'source' | null {
-    let known = this.stubsOfCompiled.get(module);
+    let known = this.stubKinds.get(module);
     if (known === undefined) {
       const file = this.target.findModule(module);
       known = file && this.compiledBesideStub(file) !== undefined ? 'compiled' : this.stubWithSource(module) ? 'source' : null;
-      this.stubsOfCompiled.set(module, known);
+      this.stubKinds.set(module, known);
     }
     return known;
   }
