@@ -3270,14 +3270,9 @@ class FileCheck {
       const b = this.summary.bindings.get(flag);
       const from = b?.find((x) => x.kind === 'from');
       if (!from || from.kind !== 'from') continue;
-      const file = this.program.target.findModule(from.module);
-      let text: string | undefined;
-      try {
-        text = file?.rel ? file.root.readText(file.rel) : undefined;
-      } catch {
-        text = undefined; // unreadable: the flag is not known to record the import
-      }
-      if (text !== undefined && flagRecordsImport(text, from.name, missing, from.module, file!.isPackage)) return true;
+      // a module without a file, or one that cannot be read, is not known to record the import
+      const text = this.program.moduleText(from.module);
+      if (typeof text === 'string' && flagRecordsImport(text, from.name, missing, from.module, !!this.program.target.findModule(from.module)?.isPackage)) return true;
     }
     return false;
   }

@@ -1049,7 +1049,7 @@ export class Program {
   }
 
   /** The text of a target module on disk: undefined where it has no file, null where that cannot be read. */
-  private moduleText(module: string): string | null | undefined {
+  moduleText(module: string): string | null | undefined {
     const file = this.target.findModule(module);
     if (!file?.rel) return undefined;
     try {
