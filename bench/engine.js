@@ -8,6 +8,7 @@
  *
  *   npm run build && node bench/engine.js [--target PATH] [--baseline PATH] [--file FILE]
  *                                         [--shape calls|class|file] [--edits N] [--runs N] [--out DIR]
+ *                                         [--as-server]
  *
  *   --target PATH    import root (folder, or .zip/.whl extracted once); default: the Python 3.12
  *                    standard library zip
@@ -21,6 +22,10 @@
  *   --runs N         runs (default 3)
  *   --out DIR        the compiled engine to measure (default: out/ of this checkout), so that two
  *                    builds can be measured side by side
+ *   --as-server      run each child with the Node options the extension starts the server with
+ *                    (server/src/lsp/launch.json: a small young generation) and, as the server
+ *                    does once it has sent a check's diagnostics, collect the young generation
+ *                    between keystrokes (outside the timed part)
  *
  * Prints, per run and as medians over the runs: p50 and p95 of the re-check time, the mean of
  * the first 20 keystrokes, and the total. Plain Node, CommonJS.
@@ -52,6 +57,7 @@ function parseArgs(argv) {
     else if (a === '--out') o.out = path.resolve(val());
     else if (a === '--shape') o.shape = val();
     else if (a === '--child') o.child = val();
+    else if (a === '--as-server') o.asServer = true;
     else die(`unknown option ${a}`);
   }
   if (!(o.edits > 0) || !(o.runs > 0)) die('--edits and --runs take positive numbers');
@@ -87,6 +93,7 @@ async function child(o) {
     const t = performance.now();
     engine.check(doc.getText(), file);
     times.push(performance.now() - t);
+    if (o.asServer) global.gc({ type: 'minor' });
   }
   const first = times.slice(0, 20);
   process.stdout.write(`${JSON.stringify({ p50: percentile(times, 50), p95: percentile(times, 95), first20: first.reduce((a, b) => a + b, 0) / first.length, total: times.reduce((a, b) => a + b, 0), edits: times.length })}\n`);
@@ -117,7 +124,7 @@ function main(o) {
     }
     const runs = [];
     for (let r = 0; r < o.runs; r++) {
-      const args = [__filename, '--target', target, '--edits', String(o.edits), '--out', o.out, '--shape', o.shape, '--child', file];
+      const args = [...(o.asServer ? [...require('../server/src/lsp/launch.json').execArgv, '--expose-gc'] : []), __filename, ...(o.asServer ? ['--as-server'] : []), '--target', target, '--edits', String(o.edits), '--out', o.out, '--shape', o.shape, '--child', file];
       if (o.baseline) args.push('--baseline', o.baseline);
       const res = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 16 << 20 });
       if (res.status !== 0) die(`run ${r + 1} failed: ${(res.stderr || '').trim().split('\n').slice(-5).join(' | ')}`);
@@ -126,7 +133,7 @@ function main(o) {
       console.log(`run ${r + 1}: p50 ${one.p50.toFixed(2)} ms, p95 ${one.p95.toFixed(2)} ms, first 20 ${one.first20.toFixed(2)} ms, total ${Math.round(one.total)} ms (${one.edits} keystrokes)`);
     }
     const med = (k) => median(runs.map((x) => x[k]));
-    console.log(`engine ${path.relative(process.cwd(), o.out) || '.'}, target ${o.target}${o.baseline ? `, baseline ${o.baseline}` : ''}, file ${o.shape === 'class' ? '(generated class)' : o.file || '(generated)'}, shape ${o.shape}`);
+    console.log(`engine ${path.relative(process.cwd(), o.out) || '.'}${o.asServer ? ' (as the server runs it)' : ''}, target ${o.target}${o.baseline ? `, baseline ${o.baseline}` : ''}, file ${o.shape === 'class' ? '(generated class)' : o.file || '(generated)'}, shape ${o.shape}`);
     console.log(`medians of ${runs.length} runs: p50 ${med('p50').toFixed(2)} ms, p95 ${med('p95').toFixed(2)} ms, first 20 ${med('first20').toFixed(2)} ms, total ${Math.round(med('total'))} ms`);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

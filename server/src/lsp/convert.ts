@@ -22,9 +22,24 @@ export function shortMessage(message: string): string {
   return (at >= 0 ? message.slice(0, at) : message).replace(/`/g, '');
 }
 
+/** Whether each definition's file was on disk, and when that was looked at. */
+const onDisk = new Map<string, { at: number; is: boolean }>();
+/** How long what `onDisk` says holds: every keystroke converts the same findings again. */
+const ON_DISK_MS = 2000;
+
+function isOnDisk(file: string): boolean {
+  const now = performance.now();
+  const known = onDisk.get(file);
+  if (known && now - known.at < ON_DISK_MS) return known.is;
+  if (onDisk.size >= 4096) onDisk.clear();
+  const is = fs.existsSync(file);
+  onDisk.set(file, { at: now, is });
+  return is;
+}
+
 /** A definition as a location the editor can open (only files on disk: members of archives are not). */
 function locationOf(def: SourceLocation | null | undefined): Location | undefined {
-  if (!def || !fs.existsSync(def.file)) return undefined;
+  if (!def || !isOnDisk(def.file)) return undefined;
   const line = Math.max(0, def.line - 1);
   return { uri: pathToFileURL(def.file).href, range: { start: { line, character: 0 }, end: { line, character: 0 } } };
 }

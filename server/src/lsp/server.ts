@@ -511,6 +511,27 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
   workspaceAgain(true);
 }
 
+/** Whether a collection of the young generation waits for the end of this turn of the event loop. */
+let youngPending = false;
+
+/**
+ * A check leaves its garbage in the young generation, which the server keeps small (2 MB
+ * semi-spaces, see launch.json): collected by the next check, it pauses that check for a few
+ * milliseconds, since the next check's own objects are alive then. Collected once the diagnostics
+ * are sent, before anything else arrives, almost nothing is alive (a millisecond or less), and the
+ * next keystroke's check starts with room for what it makes. Not while an edit waits to be checked.
+ */
+function collectYoungSoon(): void {
+  const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
+  if (!gc || youngPending) return;
+  youngPending = true;
+  setImmediate(() => {
+    youngPending = false;
+    if (active || timers.size > 0) return;
+    gc({ type: 'minor' });
+  });
+}
+
 /** A full garbage collection, when the server was started with --expose-gc. */
 function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
@@ -530,6 +551,9 @@ async function reload(): Promise<void> {
   engineLoading = run;
   await run;
 }
+
+/** A check still under way after this long says in the trace that it started. */
+const SLOW_CHECK_NOTE_MS = 100;
 
 /** How long the last check of each document took. */
 const checkMs = new Map<string, number>();
@@ -604,11 +628,14 @@ async function validate(uri: string, version: number): Promise<void> {
   active = me;
   let result: CheckResult;
   let projectView = '';
+  let slowNote: NodeJS.Timeout | undefined;
   try {
     const text = doc.getText();
     // a hook for the fault-isolation tests: documents holding this marker make the check throw
     if (TEST_FAIL_ON && text.includes(TEST_FAIL_ON)) throw new Error('failure requested by APIDRIFT_TEST_FAIL_ON');
-    traceLog(`checking ${shown(uriToPath(uri))} v${version}`);
+    // a check that takes a while says so when it starts (it pauses between units, so the timer
+    // runs); a keystroke's check says only, once published, what it did (one message, not two)
+    if (tracing) slowNote = setTimeout(() => traceLog(`checking ${shown(uriToPath(uri))} v${version}`), SLOW_CHECK_NOTE_MS);
     projectView = current.projectViewOf(uriToPath(uri));
     result = await current.checkAsync(text, uriToPath(uri), () => me.cancelled || documents.get(uri)?.version !== version, CHECK_SLICE_MS);
   } catch (e) {
@@ -622,6 +649,7 @@ async function validate(uri: string, version: number): Promise<void> {
     if (e instanceof ParserCrashError) await parserReady();
     return;
   } finally {
+    clearTimeout(slowNote);
     active = undefined;
     finished();
   }
@@ -640,6 +668,7 @@ async function validate(uri: string, version: number): Promise<void> {
   checkedAgain(uri);
   if (current.cache) saveCacheSoon();
   publish(uri, version, doc.getText(), result.findings, diagnostics);
+  collectYoungSoon();
   // the last figure is the time the check itself took (without its pauses)
   traceLog(`checked ${shown(uriToPath(uri))} v${version}: ${result.findings.length} findings, ${result.callsChecked} calls checked, ${result.callsUnknown} unknown, ${result.reused ?? 0} units reused, ${t?.unitsChecked ?? 0} re-checked, ${(performance.now() - started).toFixed(1)} ms until published, ${(t?.totalMs ?? performance.now() - started).toFixed(1)} ms`);
 }
@@ -1383,6 +1412,7 @@ async function checkNotebook(uri: string): Promise<void> {
     cellResults.set(c.doc.uri, { version: c.doc.version, findings, diagnostics, calls: callsOf.get(c.doc.uri)! });
     void connection.sendDiagnostics({ uri: c.doc.uri, version: c.doc.version, diagnostics });
   }
+  collectYoungSoon();
 }
 
 notebooks.onDidOpen((nb) => {
