@@ -122,6 +122,28 @@ describe('incremental re-checks', () => {
     assert.ok(fix && /block_size=BLOCK_SIZE/.test(fix.edits[0].newText), `fix uses the constant: ${JSON.stringify(fix)}`);
   });
 
+  it('a method replaced from outside further down the file reaches the calls above it, re-checked as a fresh check sees them', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const s = await session([dir]);
+    const base = ['from lib import C', '', '', 'def use():', '    c = C(1)', '    return c.m(1, 2)', '', ''].join('\n');
+    // the call binds to C.m (one argument too many) until the file puts another function in its
+    // place; only the new last statement changes, in two ways of writing the same replacement
+    const steps: Array<[string, string]> = [
+      ['as written', base],
+      ['C.m replaced by assignment', `${base}C.m = lambda self, *a: None\n`],
+      ['taken back', base],
+      ['C.m replaced by setattr', `${base}setattr(C, "m", lambda self, *a: None)\n`],
+    ];
+    const seen: string[] = [];
+    for (const [what, text] of steps) {
+      const r = s.check(text);
+      assert.deepEqual(essence(r), essence(await s.fresh(text)), `after "${what}"`);
+      seen.push(r.findings.map((f) => f.code).join(' '));
+    }
+    assert.deepEqual(seen, ['too-many-positional', '', 'too-many-positional', '']);
+  });
+
   it('follows user classes whose bases change while their own text and row stay the same', async () => {
     const dir = tempTree(LIB);
     dirs.push(dir);
@@ -448,4 +470,5 @@ describe('the words a statement depends on', () => {
       assert.deepEqual([...wordsOf(t)].sort(), unicode(t), t);
     }
   });
+
 });

@@ -157,9 +157,18 @@ export function patchedNames(text: string, byLine?: Map<string, string[]>): stri
   return [...out].sort();
 }
 
-/** Attribute names a text sets by `setattr(obj, "name", ...)`. */
+/**
+ * Attribute names a text sets by `setattr(obj, "name", ...)`; where `obj` is a dotted name, also
+ * as `Owner.name` with its last name (as `patchedNames` gives `Owner.name =`).
+ */
 export function setattrNames(text: string): string[] {
-  return text.includes('setattr') ? [...text.matchAll(/\bsetattr\s*\([^,()]+,\s*["']([A-Za-z_]\w*)["']/g)].map((m) => m[1]) : [];
+  if (!text.includes('setattr')) return [];
+  const out: string[] = [];
+  for (const m of text.matchAll(/\bsetattr\s*\(\s*([^,()]+?)\s*,\s*["']([A-Za-z_]\w*)["']/g)) {
+    out.push(m[2]);
+    if (/^[A-Za-z_][\w.]*$/.test(m[1]) && !/^(self|cls)$/.test(m[1])) out.push(`${m[1].slice(m[1].lastIndexOf('.') + 1)}.${m[2]}`);
+  }
+  return out;
 }
 
 /**
@@ -1262,8 +1271,8 @@ class FileCheck {
       // `global x` anywhere in the file changes what a module-level `x = C(...)` is taken for
       (this.shared.text.match(/\bglobal\s[^\n]*/g) ?? []).join('\n'),
       // names the file patches onto classes decide whether a method the target lost is reported
-      // (and how often it does: see `setOnlyAfter`)
-      this.opts.crossVersion ? this.patchedCounts() : '',
+      // (and how often it does: see `setOnlyAfter`), and whether a call may reach a replacement
+      this.patchedCounts(),
       this.testedModules().join(' '),
       this.testedAttributes().join(' '),
       // names assigned from a version decide which conditions are version tests
@@ -1340,6 +1349,7 @@ class FileCheck {
   private patchedCounts(): string {
     const counts = new Map<string, number>();
     for (const line of this.shared.text.split('\n')) if (line.includes('=')) for (const n of patchedOnLine(line, patchedLines)) counts.set(n, (counts.get(n) ?? 0) + 1);
+    for (const n of setattrNames(this.shared.text)) counts.set(n, (counts.get(n) ?? 0) + 1);
     return [...counts].map(([n, c]) => `${n}:${c}`).sort().join(' ');
   }
 
