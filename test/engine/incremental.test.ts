@@ -10,7 +10,7 @@ import { after, describe, it } from 'node:test';
 import { Engine, type CheckResult } from '../../server/src/engine';
 import { initParser, parsePython, parsePythonIncremental } from '../../server/src/engine/parser';
 import { parseRecovering } from '../../server/src/engine/check/recover';
-import { wordsOf } from '../../server/src/engine/check/statements';
+import { dependencyWords, wordsOf } from '../../server/src/engine/check/statements';
 import { FIXTURES, stdlibZip, tempTree } from '../helpers';
 import { ZipRoot } from '../../server/src/engine/sources/zipRoot';
 
@@ -208,6 +208,58 @@ describe('incremental re-checks', () => {
     assert.deepEqual(essence(r), essence(await s.fresh(edited)));
     // the same text again: everything is re-used
     assert.equal(s.check(edited).reused, statements);
+  });
+
+  it('a module-level name typed above functions that bind the same name themselves re-checks none of them', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const s = await session([dir]);
+    // `config` is local to `local` (a parameter) and to `assigned`; `results` only follows a dot
+    // in `attribute`; `declared` reads the module's `config` through `global`; `inner` binds it
+    // in a class body, which reads the module's name until it has bound its own
+    const body = [
+      'from lib import f, C',
+      '',
+      '',
+      'def local(config):',
+      '    return f(config, 1, 2)',
+      '',
+      'def assigned():',
+      '    config = C(1)',
+      '    return config.m(1, 2)',
+      '',
+      'def attribute(x):',
+      '    return f(x.results, 1, 2)',
+      '',
+      'def declared():',
+      '    global config',
+      '    return config.m(1)',
+      '',
+      'def inner():',
+      '    config = C(1)',
+      '    class K:',
+      '        config = config',
+      '    return K',
+      '',
+    ].join('\n');
+    const typed = ['config = C', 'config = C(', 'config = C(1', 'config = C(1)', 'config = f', 'results = f'];
+    s.check(`\n${body}`);
+    const reusedEach: number[] = [];
+    for (const line of typed) {
+      const text = `${line}\n${body}`;
+      const r = s.check(text);
+      assert.deepEqual(essence(r), essence(await s.fresh(text)), `after typing "${line}"`);
+      reusedEach.push(r.reused ?? 0);
+    }
+    // where the text parses, the import and local, assigned and attribute are re-used at every
+    // keystroke; declared and inner are checked again whenever the module's `config` changes (and
+    // the line typed is new each time); half-typed lines are set aside, and matched fresh checks above
+    const statements = parsePython(`config = C\n${body}`).rootNode.namedChildren.length;
+    assert.equal(statements, 7);
+    assert.deepEqual(
+      reusedEach.filter((_, i) => !typed[i].endsWith('(') && !typed[i].endsWith('1')),
+      [4, 4, 4, 4],
+    );
   });
 
   it('notices a target file that changed between two checks', async () => {
@@ -471,4 +523,13 @@ describe('the words a statement depends on', () => {
     }
   });
 
+  it('leave out attribute names, and the names a function binds where only its own occurrences are', () => {
+    const text = 'def g(config, n=limit):\n    x = self . results + config\n    return (x.\n        tail, cfg.größe, 1.e5)\n';
+    assert.deepEqual([...dependencyWords(text)].sort(), ['cfg', 'config', 'def', 'g', 'limit', 'n', 'return', 'self', 'tail', 'x']);
+    // `config` and `x` are the function's: its parameter's name and its body; `n` is one too, but
+    // a use outside the body counts (here: none but its name, which is not at the given place)
+    const body = text.indexOf('\n') + 1;
+    const own = { names: new Set(['config', 'x', 'n']), inside: (i: number) => i >= body || i === text.indexOf('config') };
+    assert.deepEqual([...dependencyWords(text, own)].sort(), ['cfg', 'def', 'g', 'limit', 'n', 'return', 'self', 'tail']);
+  });
 });

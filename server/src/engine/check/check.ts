@@ -15,7 +15,7 @@ import { annotationText, argumentNodes, dictUse, type Expr, identifiersNamed, LE
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param, ParamKind } from '../syntax';
 import { fixMoveImport } from './fixes';
-import { fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult, wordsOf } from './statements';
+import { dependencyWords, fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult } from './statements';
 import { applySuppressions } from './suppress';
 import { decideVersionTest, type VersionNames, versionString } from './versionTests';
 import { notNnModuleMember } from '../resolve/specials';
@@ -1206,7 +1206,7 @@ class FileCheck {
         if (!parts) {
           const start = c.startPosition;
           const end = c.endPosition;
-          this.unit(ctx, '', start.row, end.row, `${start.column}:${end.row - start.row}:${end.column}:${end.row >= this.lines.length - 1}`, () => this.visit(c, moduleScope, 1));
+          this.unit(ctx, '', start.row, end.row, `${start.column}:${end.row - start.row}:${end.column}:${end.row >= this.lines.length - 1}`, () => this.visit(c, moduleScope, 1), undefined, c);
           yield* this.pause();
           continue;
         }
@@ -1431,6 +1431,7 @@ class FileCheck {
           this.visit(st, inner, defDepth + 2);
         },
         { name },
+        st,
       );
       yield* this.pause();
     }
@@ -1442,7 +1443,7 @@ class FileCheck {
    * them, the module-level names it mentions (followed through their bindings) and, in a class
    * body, the class's summary did not change; else visited. `kind` tells units of equal text apart.
    */
-  private unit(ctx: MemoContext | undefined, kind: string, startRow: number, endRow: number, shape: string, visit: () => void, owner?: { name: string }): void {
+  private unit(ctx: MemoContext | undefined, kind: string, startRow: number, endRow: number, shape: string, visit: () => void, owner?: { name: string }, node?: Node): void {
     if (!ctx) {
       this.timed(visit);
       return;
@@ -1475,6 +1476,7 @@ class FileCheck {
     this.tooDeep = false;
     this.namesAt = [];
     this.usedFileClasses = false;
+    this.unitScopes.clear();
     this.timed(visit);
     const result: StatementResult = {
       findings: this.findings.slice(mark.findings),
@@ -1486,7 +1488,7 @@ class FileCheck {
       tooDeep: this.tooDeep,
     };
     this.tooDeep ||= tooDeep;
-    const words = wordsOf(text);
+    const words = dependencyWords(text, node && this.ownNames(node, rows[startRow]));
     if (owner) words.add(owner.name);
     // virtual dispatch looked at every class of the file: the result depends on all of them
     if (this.usedFileClasses) for (const [n, bs] of this.summary.bindings) if (bs.some((b) => b.kind === 'class')) words.add(n);
@@ -1495,6 +1497,37 @@ class FileCheck {
     const namesAt = this.namesAt.length ? [...new Set(this.namesAt)].map((r): [number, string] => [r - startRow, this.moduleNamesAt(r).join(',')]) : undefined;
     // a result that waited for the project's other files is not kept: it is checked again once they are read
     if (!(this.opts.projectPending && result.calls.some((c) => c.unknownReason === PROJECT_PENDING))) memo.store(key, { shape, deps, lineFree, namesAt, valid: { state, row: startRow }, result: moveResult(result, -startRow) });
+  }
+
+  /** The scopes of the functions the unit being visited defines, by node id (see `ownNames`). */
+  private readonly unitScopes = new Map<number, Scope>();
+
+  /**
+   * For a unit that is a function definition: the names the function binds itself (its
+   * parameters, its assignments, imports, loops, ...), and where in the unit's text (`at`: the
+   * index where that text starts) an occurrence of one is the function's own: inside its body, or
+   * a parameter's name. Undefined where a name the function binds may still be read from the
+   * module: under a `global` declaration (of the function or of one inside it), or in a class body
+   * inside it (which reads a name it binds itself from the module until it has bound it).
+   */
+  private ownNames(node: Node, at: number): { names: ReadonlySet<string>; inside(i: number): boolean } | undefined {
+    const def = node.type === 'decorated_definition' ? node.childForFieldName('definition') : node;
+    if (def?.type !== 'function_definition') return undefined;
+    const scope = this.unitScopes.get(def.id);
+    const body = def.childForFieldName('body');
+    if (!scope || !body || scope.globals.size > 0) return undefined;
+    if (body.descendantsOfType(['global_statement', 'class_definition']).length > 0) return undefined;
+    const names = new Set<string>();
+    for (const [n, list] of scope.locals) if (list.length > 0) names.add(n);
+    const from = body.startIndex - at;
+    const to = body.endIndex - at;
+    const params = new Set<number>();
+    for (const p of def.childForFieldName('parameters')?.namedChildren ?? []) {
+      if (!p || p.type === 'comment') continue;
+      const id = p.type === 'identifier' ? p : p.childForFieldName('name') ?? p.namedChildren.find((x) => x?.type === 'identifier') ?? p.namedChildren[0]?.namedChildren[0];
+      if (id?.type === 'identifier') params.add(id.startIndex - at);
+    }
+    return { names, inside: (i) => (i >= from && i < to) || params.has(i) };
   }
 
   private timed(visit: () => void): void {
@@ -1571,6 +1604,7 @@ class FileCheck {
       case 'function_definition':
       case 'lambda':
         inner = this.functionScope(node, scope);
+        if (node.type === 'function_definition') this.unitScopes.set(node.id, inner);
         break;
       case 'list_comprehension':
       case 'set_comprehension':

@@ -95,6 +95,33 @@ export function wordsOf(text: string): Set<string> {
 }
 
 /**
+ * The words of a statement's text that may name a module-level binding, for what its result
+ * depends on: every identifier-like word (see `wordsOf`) but those that occur only as attribute
+ * names (after a `.`: `self.config`, `x.results`) and, in a function statement, those the
+ * function binds itself (`local`) that occur only in its body or as its parameters' names
+ * (`inside`: a word at a relative position there). Python never looks either up in the
+ * module: an attribute name is looked up on its object, and a name a function binds is local to
+ * it everywhere in it (unless declared `global` or read in a class body: the caller passes no
+ * `local` then).
+ */
+export function dependencyWords(text: string, local?: { names: ReadonlySet<string>; inside(at: number): boolean }): Set<string> {
+  const re = new RegExp(NON_ASCII.test(text) ? IDENTIFIER : IDENTIFIER_ASCII);
+  re.lastIndex = 0;
+  const out = new Set<string>();
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    const w = m[0];
+    if (out.has(w)) continue;
+    let i = m.index - 1;
+    while (i >= 0 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i--;
+    // the last part of a number (`1.e5`) is no name either
+    if (i >= 0 && text.charCodeAt(i) === 46) continue;
+    if (local && local.names.has(w) && local.inside(m.index)) continue;
+    out.add(w);
+  }
+  return out;
+}
+
+/**
  * The words of big texts (a class's summary), by the text: a keystroke makes a new summary of the
  * class it is in, mostly with the same content. The sets are only read.
  */
