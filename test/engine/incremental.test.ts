@@ -262,6 +262,49 @@ describe('incremental re-checks', () => {
     );
   });
 
+  it('a module-level name typed above a class whose methods use it as a parameter, a local or an attribute re-checks none of them', async () => {
+    const dir = tempTree(LIB);
+    dirs.push(dir);
+    const s = await session([dir]);
+    // `Big` names `config` only as a parameter, a local and attributes, and imports a module whose
+    // last name is `config`; `Typed` annotates a parameter with `config`: it reads the module's name
+    const body = [
+      'import lib.config',
+      'from lib import f, C',
+      '',
+      '',
+      'class Big(C):',
+      '    def __init__(self, config):',
+      '        self.config = config',
+      '        self.results = C(1)',
+      '',
+      '    def step(self, x):',
+      '        config = self.config',
+      '        return f(config, self.results, 1)',
+      '',
+      '    def more(self):',
+      '        return self.results.m(1, 2)',
+      '',
+      '',
+      'class Typed:',
+      '    def use(self, c: config):',
+      '        return f(c, 1, 2)',
+      '',
+    ].join('\n');
+    s.check(`\n${body}`);
+    const reusedEach: number[] = [];
+    for (const line of ['config = C', 'config = C(1)', 'config = f', 'results = f']) {
+      const text = `${line}\n${body}`;
+      const r = s.check(text);
+      assert.deepEqual(essence(r), essence(await s.fresh(text)), `after typing "${line}"`);
+      reusedEach.push(r.reused ?? 0);
+    }
+    // units: the two imports, Big's header and its three methods, Typed's header and its method,
+    // and the line typed; Typed's method is checked again while `config` changes, and once more
+    // when it goes
+    assert.deepEqual(reusedEach, [7, 7, 7, 7]);
+  });
+
   it('notices a target file that changed between two checks', async () => {
     const dir = tempTree(LIB);
     dirs.push(dir);

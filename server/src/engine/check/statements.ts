@@ -121,25 +121,65 @@ export function dependencyWords(text: string, local?: { names: ReadonlySet<strin
   return out;
 }
 
-/**
- * The words of big texts (a class's summary), by the text: a keystroke makes a new summary of the
- * class it is in, mostly with the same content. The sets are only read.
- */
-const bigWords = new Map<string, Set<string>>();
-const BIG_TEXT = 2000;
-const BIG_KEPT = 32;
+/** Fields of a summary that name what they describe (a parameter, a method, an attribute), or say what it is: never a reference to a module-level name. */
+const NAMING_FIELDS = new Set(['kind', 'qualname', 'module', 'attr', 'line', 'instanceAttrs']);
 
-function wordsOfBig(text: string): Set<string> {
-  if (text.length < BIG_TEXT) return wordsOf(text);
-  let w = bigWords.get(text);
-  if (w) {
-    bigWords.delete(text);
-  } else {
-    w = wordsOf(text);
-    if (bigWords.size >= BIG_KEPT) bigWords.delete(bigWords.keys().next().value as string);
+/**
+ * The words of a binding that may refer to other module-level names, for the names a statement
+ * depends on through it (see `NameFingerprints.closure`): those of its expressions, annotations
+ * and descriptors (`Base`, `Cfg`, `lib` of `call:lib.C`), not the names of a def's parameters, of
+ * a class's methods, fields and attributes, nor the modules and names an import binds (`config`
+ * of `from vllm.config import X` is no name of the file), nor the summary's own field names. A
+ * binding's content is still compared whole (its fingerprint): these words only say which other
+ * names it reaches. A name a method binds, an attribute it sets, or the last part of an imported
+ * module's name may then be bound at module level without re-checking every statement of a class.
+ */
+function referenceWords(b: Binding): Set<string> {
+  const out = new Set<string>();
+  referencesInto(b, out);
+  return out;
+}
+
+/** The words `referenceWords` gives of a function's summary, by the object (taken over as it is while the function's text does not change). */
+const functionWords = new WeakMap<FunctionInfo, Set<string>>();
+
+function referencesInto(v: unknown, out: Set<string>): void {
+  if (typeof v === 'string') {
+    for (const w of dependencyWords(v)) out.add(w);
+    return;
   }
-  bigWords.set(text, w);
-  return w;
+  if (!v || typeof v !== 'object') return;
+  if (Array.isArray(v)) {
+    for (const x of v) referencesInto(x, out);
+    return;
+  }
+  // the keys of maps name members, attributes and keywords
+  if (v instanceof Map) {
+    for (const x of v.values()) referencesInto(x, out);
+    return;
+  }
+  if (v instanceof Set) {
+    for (const x of v) referencesInto(x, out);
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    if (NAMING_FIELDS.has(k)) continue;
+    // `name` is a reference in a name expression only (elsewhere a parameter's, a function's, a field's name)
+    if (k === 'name' && o.kind !== 'name') continue;
+    const x = o[k];
+    if (k === 'fn' && x && typeof x === 'object') {
+      let w = functionWords.get(x as FunctionInfo);
+      if (!w) {
+        w = new Set();
+        referencesInto(x, w);
+        functionWords.set(x as FunctionInfo, w);
+      }
+      for (const y of w) out.add(y);
+      continue;
+    }
+    referencesInto(x, out);
+  }
 }
 
 export const fingerprintOf = serialize;
@@ -211,7 +251,7 @@ export class NameFingerprints {
   private wordsOfBinding(b: Binding): Set<string> {
     let w = NameFingerprints.words.get(b);
     if (!w) {
-      w = wordsOfBig(this.jsonOf(b));
+      w = referenceWords(b);
       NameFingerprints.words.set(b, w);
     }
     return w;
