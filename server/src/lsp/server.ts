@@ -511,25 +511,41 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
   workspaceAgain(true);
 }
 
-/** Whether a collection of the young generation waits for the end of this turn of the event loop. */
+/** Whether a collection of the young generation is waiting for the server to be idle. */
 let youngPending = false;
+/** When diagnostics were last sent (performance.now()). */
+let lastPublished = 0;
+/** How long the server waits, after it sent diagnostics, before it takes itself to be idle. */
+const IDLE_GC_MS = 3;
 
 /**
  * A check leaves its garbage in the young generation, which the server keeps small (2 MB
  * semi-spaces, see launch.json): collected by the next check, it pauses that check for a few
- * milliseconds, since the next check's own objects are alive then. Collected once the diagnostics
- * are sent, before anything else arrives, almost nothing is alive (a millisecond or less), and the
- * next keystroke's check starts with room for what it makes. Not while an edit waits to be checked.
+ * milliseconds, since the next check's own objects are alive then. Collected while the server is
+ * idle (no check under way or waiting, nothing sent for a few milliseconds: between two
+ * keystrokes), almost nothing is alive (a millisecond or less), and the next keystroke's check
+ * starts with room for what it makes. Edits that arrive back to back are checked as before.
  */
 function collectYoungSoon(): void {
+  lastPublished = performance.now();
   const gc = (globalThis as { gc?: (options?: { type: 'minor' | 'major' }) => void }).gc;
   if (!gc || youngPending) return;
   youngPending = true;
-  setImmediate(() => {
+  const attempt = (): void => {
+    // a check under way or waiting publishes again, and asks again
+    if (active || timers.size > 0) {
+      youngPending = false;
+      return;
+    }
+    const quiet = performance.now() - lastPublished;
+    if (quiet < IDLE_GC_MS) {
+      setTimeout(attempt, IDLE_GC_MS - quiet).unref();
+      return;
+    }
     youngPending = false;
-    if (active || timers.size > 0) return;
     gc({ type: 'minor' });
-  });
+  };
+  setTimeout(attempt, IDLE_GC_MS).unref();
 }
 
 /** A full garbage collection, when the server was started with --expose-gc. */
