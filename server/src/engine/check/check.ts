@@ -1477,7 +1477,12 @@ class FileCheck {
     this.namesAt = [];
     this.usedFileClasses = false;
     this.unitScopes.clear();
-    this.timed(visit);
+    this.unitScopesKept = !!node;
+    try {
+      this.timed(visit);
+    } finally {
+      this.unitScopesKept = false;
+    }
     const result: StatementResult = {
       findings: this.findings.slice(mark.findings),
       calls: this.calls.slice(mark.calls),
@@ -1499,8 +1504,9 @@ class FileCheck {
     if (!(this.opts.projectPending && result.calls.some((c) => c.unknownReason === PROJECT_PENDING))) memo.store(key, { shape, deps, lineFree, namesAt, valid: { state, row: startRow }, result: moveResult(result, -startRow) });
   }
 
-  /** The scopes of the functions the unit being visited defines, by node id (see `ownNames`). */
+  /** The scopes of the functions the unit being visited defines, by node id (see `ownNames`): kept only while a unit whose result is kept is visited. */
   private readonly unitScopes = new Map<number, Scope>();
+  private unitScopesKept = false;
 
   /**
    * For a unit that is a function definition: the names the function binds itself (its
@@ -1604,7 +1610,7 @@ class FileCheck {
       case 'function_definition':
       case 'lambda':
         inner = this.functionScope(node, scope);
-        if (node.type === 'function_definition') this.unitScopes.set(node.id, inner);
+        if (node.type === 'function_definition' && this.unitScopesKept) this.unitScopes.set(node.id, inner);
         break;
       case 'list_comprehension':
       case 'set_comprehension':
