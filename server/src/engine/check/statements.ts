@@ -113,7 +113,7 @@ export function dependencyWords(text: string, local?: { names: ReadonlySet<strin
     if (out.has(w)) continue;
     let i = m.index - 1;
     while (i >= 0 && (text.charCodeAt(i) === 32 || text.charCodeAt(i) === 9)) i--;
-    // the last part of a number (`1.e5`) is no name either
+    // after a `.`: an attribute's name, looked up on its object (or the last part of a number, `1.e5`)
     if (i >= 0 && text.charCodeAt(i) === 46) continue;
     if (local && local.names.has(w) && local.inside(m.index)) continue;
     out.add(w);
