@@ -87,6 +87,22 @@ describe('incremental re-checks', () => {
     };
   }
 
+  /**
+   * Checks `body`, then each of `lines` typed on a line above it (each replacing the last): every
+   * check equal to a fresh one. How many units each re-used.
+   */
+  async function typedAbove(s: Awaited<ReturnType<typeof session>>, body: string, lines: string[]): Promise<number[]> {
+    s.check(`\n${body}`);
+    const reused: number[] = [];
+    for (const line of lines) {
+      const text = `${line}\n${body}`;
+      const r = s.check(text);
+      assert.deepEqual(essence(r), essence(await s.fresh(text)), `after typing "${line}"`);
+      reused.push(r.reused ?? 0);
+    }
+    return reused;
+  }
+
   it('follows edits that change what other statements depend on, and re-uses the rest', async () => {
     const dir = tempTree(LIB);
     dirs.push(dir);
@@ -243,14 +259,7 @@ describe('incremental re-checks', () => {
       '',
     ].join('\n');
     const typed = ['config = C', 'config = C(', 'config = C(1', 'config = C(1)', 'config = f', 'results = f'];
-    s.check(`\n${body}`);
-    const reusedEach: number[] = [];
-    for (const line of typed) {
-      const text = `${line}\n${body}`;
-      const r = s.check(text);
-      assert.deepEqual(essence(r), essence(await s.fresh(text)), `after typing "${line}"`);
-      reusedEach.push(r.reused ?? 0);
-    }
+    const reusedEach = await typedAbove(s, body, typed);
     // where the text parses, the import and local, assigned and attribute are re-used at every
     // keystroke; declared and inner are checked again whenever the module's `config` changes (and
     // the line typed is new each time); half-typed lines are set aside, and matched fresh checks above
@@ -291,14 +300,7 @@ describe('incremental re-checks', () => {
       '        return f(c, 1, 2)',
       '',
     ].join('\n');
-    s.check(`\n${body}`);
-    const reusedEach: number[] = [];
-    for (const line of ['config = C', 'config = C(1)', 'config = f', 'results = f']) {
-      const text = `${line}\n${body}`;
-      const r = s.check(text);
-      assert.deepEqual(essence(r), essence(await s.fresh(text)), `after typing "${line}"`);
-      reusedEach.push(r.reused ?? 0);
-    }
+    const reusedEach = await typedAbove(s, body, ['config = C', 'config = C(1)', 'config = f', 'results = f']);
     // units: the two imports, Big's header and its three methods, Typed's header and its method,
     // and the line typed; Typed's method is checked again while `config` changes, and once more
     // when it goes

@@ -1293,7 +1293,18 @@ class FileCheck {
   }
 
   private patched(): string[] {
-    return (this.patchedHere ??= patchedNames(this.shared.text, patchedLines));
+    return (this.patchedHere ??= [...this.patchCounts().keys()].sort());
+  }
+
+  private patchCountsHere?: Map<string, number>;
+
+  /** How many times the file sets each name `patchedNames` reads (read once a check: `patched` and `moduleWide` both use it). */
+  private patchCounts(): Map<string, number> {
+    if (this.patchCountsHere) return this.patchCountsHere;
+    const counts = new Map<string, number>();
+    for (const line of this.shared.text.split('\n')) if (line.includes('=')) for (const n of patchedOnLine(line, patchedLines)) counts.set(n, (counts.get(n) ?? 0) + 1);
+    for (const n of setattrNames(this.shared.text)) counts.set(n, (counts.get(n) ?? 0) + 1);
+    return (this.patchCountsHere = counts);
   }
 
   private testedAttributesHere?: string[];
@@ -1345,12 +1356,9 @@ class FileCheck {
     return any;
   }
 
-  /** How many times the file sets each name `patchedNames` reads, for `moduleWide`. */
+  /** `patchCounts` as text, for `moduleWide`. */
   private patchedCounts(): string {
-    const counts = new Map<string, number>();
-    for (const line of this.shared.text.split('\n')) if (line.includes('=')) for (const n of patchedOnLine(line, patchedLines)) counts.set(n, (counts.get(n) ?? 0) + 1);
-    for (const n of setattrNames(this.shared.text)) counts.set(n, (counts.get(n) ?? 0) + 1);
-    return [...counts].map(([n, c]) => `${n}:${c}`).sort().join(' ');
+    return [...this.patchCounts()].map(([n, c]) => `${n}:${c}`).sort().join(' ');
   }
 
   /**
