@@ -17,6 +17,7 @@ import { DirectoryRoot } from './sources/directoryRoot';
 import { openUserRoots, Target, TargetError } from './sources/target';
 import { openRoots } from './sources/openTargets';
 import type { FetchOptions } from './sources/wheelFetch';
+import { ownString } from './ownStrings';
 
 export { CancelledError, TargetError };
 export type { CheckResult };
@@ -107,11 +108,14 @@ export class Engine {
     this.cache = cacheDir ? new SummaryCache(cacheDir) : undefined;
     this.program = new Program(target, this.cache);
     this.program.snapshots = incremental;
+    // an editor's engine (the incremental one) lives long: what it keeps must not keep the texts it read
+    this.program.compactSummaries = incremental;
     this.program.indexOnDemand = indexOnDemand;
     this.checker = new Checker(this.program);
     if (baselineTarget) {
       const program = new Program(baselineTarget, this.cache);
       program.snapshots = incremental;
+      program.compactSummaries = incremental;
       program.indexOnDemand = indexOnDemand;
       this.baseline = { program, checker: new Checker(program) };
       this.crossVersion = {
@@ -353,19 +357,20 @@ export class Engine {
     const file = this.program.findModule(module);
     const text = file?.rel ? file.root.readText(file.rel) : undefined;
     if (!text) return;
+    // (the names are kept as long as the engine: copied off the file's text, see ownStrings.ts)
     const names = patchedNames(text);
-    for (const n of names) into.add(n);
+    for (const n of names) into.add(ownString(n));
     const placed = ownedPatches(text);
     const counted = new Set<string>();
     for (const p of placed) {
       counted.add(p.attr);
       let list = sites.placed.get(p.attr);
-      if (!list) sites.placed.set(p.attr, (list = []));
-      list.push({ module, row: p.row, column: p.column, root: p.root, chain: p.chain });
+      if (!list) sites.placed.set(ownString(p.attr), (list = []));
+      list.push({ module, row: p.row, column: p.column, root: ownString(p.root), chain: p.chain.map(ownString) });
     }
     // a name set by setattr (or any other way `patchedNames` reads that is no `a.b.name =`) cannot be placed
     const bySetattr = new Set(setattrNames(text));
-    for (const n of names) if (!n.includes('.') && (!counted.has(n) || bySetattr.has(n))) sites.elsewhere.add(n);
+    for (const n of names) if (!n.includes('.') && (!counted.has(n) || bySetattr.has(n))) sites.elsewhere.add(ownString(n));
   }
 
   /**

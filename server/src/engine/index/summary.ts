@@ -6,6 +6,7 @@
 import { parsePython, type Node } from '../parser';
 import { closingBracket, importFromText, skeletonize, type TextImport } from './skeleton';
 import { annotationText, argumentNodes, dictUse, dotted, patternCaptures, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
+import { ownString } from '../ownStrings';
 
 export interface FunctionInfo {
   name: string;
@@ -1377,7 +1378,7 @@ function selfAttrPattern(self: string): RegExp {
   if (!re) {
     if (selfAttrPatterns.size > 64) selfAttrPatterns.clear();
     re = new RegExp(`\\b${self}\\.(\\w+)\\s*(=[^=]|\\+=|-=|:)`, 'g');
-    selfAttrPatterns.set(self, re);
+    selfAttrPatterns.set(ownString(self), re);
   }
   return re;
 }

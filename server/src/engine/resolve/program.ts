@@ -16,6 +16,7 @@ import { BUILTIN_NAMES, canonical, isKnown } from './specials';
 import * as pep440 from '@renovatebot/pep440';
 import { normalizeProject } from '../sources/requirement';
 import type { ArgExpr, Expr } from '../syntax';
+import { ownCopy } from '../ownStrings';
 
 /** The module name a checked file is summarised under (it has no module name of its own). */
 export const USER_FILE_MODULE = '__apidrift_user__';
@@ -715,6 +716,11 @@ export class Program {
    * the persistent cache or the source when a check needs them): a long-lived server stays small.
    */
   releaseAfterIndex = false;
+  /**
+   * Summaries made here are copied off the module's text before they are kept (an editor's engine
+   * keeps them for hours; a command's would pay for the copy and gain little): see ownStrings.ts.
+   */
+  compactSummaries = false;
 
   /**
    * The target files do not change while this program lives (a command-line run, which writes
@@ -919,6 +925,8 @@ export class Program {
         if (text === undefined && !user) this.onError?.(name, new Error(`${root.displayPath(rel)} cannot be read`));
         if (text !== undefined) {
           summary = summarizeModule(text, name, file.isPackage, root.displayPath(rel));
+          // kept for long: its names must not keep the module's text (see ownStrings.ts)
+          if (this.compactSummaries) summary = ownCopy(summary);
           this.filesRead.add(summary.file);
           this.onRead?.(name, summary.file);
           if (this.cache) this.cache.put(root, rel, version, hit?.hash ?? hashText(text), summary);
