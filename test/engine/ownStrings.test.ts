@@ -9,6 +9,7 @@ import * as path from 'path';
 import { describe, it } from 'node:test';
 import * as v8 from 'v8';
 import * as vm from 'vm';
+import { Engine } from '../../server/src/engine';
 import { ownString } from '../../server/src/engine/ownStrings';
 import { initParser } from '../../server/src/engine/parser';
 import { Program } from '../../server/src/engine/resolve/program';
@@ -55,6 +56,37 @@ describe('strings kept for long', () => {
     // (the plain program shows what this test guards against: the whole text stays behind the names)
     assert.ok(a.mb > 3, `a summary cut from the text keeps it: ${a.mb.toFixed(2)} MB`);
     assert.ok(b.mb < 1, `a compact summary keeps ${b.mb.toFixed(2)} MB`);
+  });
+
+  it('typing in many methods of a big file keeps one version of its text, not one for each method', async () => {
+    await initParser();
+    const target = tempTree({ 'lib/__init__.py': 'def a_function_of_the_library(first_argument, second_argument):\n    return first_argument\n' });
+    const methods = 24;
+    const padding = `        # ${'-'.repeat(200)}\n`.repeat(150);
+    const lines: string[] = ['import lib', '', 'class BigClassOfTheUser:'];
+    for (let i = 0; i < methods; i++) lines.push(`    def method_number_${i}_of_the_class(self, an_argument):`, '        lib.a_function_of_the_library(an_argument, an_unknown_keyword=1)' + padding.trimEnd());
+    let text = `${lines.join('\n')}\n`;
+    assert.ok(text.length > 700_000);
+    const file = path.join(tempTree({ 'user.py': text }), 'user.py');
+    const engine = await Engine.open({ targets: [target], incremental: true, indexOnDemand: false });
+    const first = engine.check(text, file);
+    assert.equal(first.findings.filter((f) => f.code === 'unexpected-keyword').length, methods);
+    gc();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    // one keystroke in each method: each method's results (and what the summary knows of it) are
+    // made from another version of the text
+    for (let i = 0; i < methods; i++) {
+      const at = text.indexOf(`an_unknown_keyword=1`, text.indexOf(`method_number_${i}_of_the_class`));
+      text = `${text.slice(0, at)}x${text.slice(at)}`;
+      const r = engine.check(text, file);
+      assert.equal(r.findings.filter((f) => f.code === 'unexpected-keyword').length, methods);
+    }
+    gc();
+    gc();
+    const grown = (process.memoryUsage().heapUsed - before) / 1048576;
+    // the last version is alive (the tree and the results of this check); the others are not
+    assert.ok(grown < 6, `${methods} keystrokes in as many methods of a ${(text.length / 1048576).toFixed(2)} MB file kept ${grown.toFixed(1)} MB`);
   });
 
   it('a copied string has the same characters, short or long', () => {

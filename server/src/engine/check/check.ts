@@ -21,6 +21,7 @@ import { decideVersionTest, type VersionNames, versionString } from './versionTe
 import { notNnModuleMember } from '../resolve/specials';
 import { LibrarySites } from './librarySites';
 import { argExpr, dotted, readParams } from '../syntax';
+import { ownCopy, ownString } from '../ownStrings';
 
 /**
  * Expressions, whose parts bind no name of the enclosing function except through `:=` (a walk for
@@ -205,7 +206,10 @@ function patchedOnLine(line: string, byLine?: Map<string, string[]>): string[] {
     for (const m of line.matchAll(/(?<![\w.])([A-Za-z_][\w.]*)\.([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=(?!=)/g)) if (!/^(self|cls)$/.test(m[1])) names.push(m[2], `${m[1].slice(m[1].lastIndexOf('.') + 1)}.${m[2]}`);
     if (byLine) {
       if (byLine.size >= PATCHED_LINES_KEPT) byLine.clear();
-      byLine.set(line, names);
+      // kept across checks: a line cut from a file's text must not keep that version of the text
+      // (each keystroke makes a new line, see ownStrings.ts)
+      names = names.map(ownString);
+      byLine.set(ownString(line), names);
     }
   }
   return names;
@@ -1509,7 +1513,11 @@ class FileCheck {
     const deps: Array<[string, string]> = [...names.closure(words, first, last)].map((n) => [n, fp(n, lineFree)]);
     const namesAt = this.namesAt.length ? [...new Set(this.namesAt)].map((r): [number, string] => [r - startRow, this.moduleNamesAt(r).join(',')]) : undefined;
     // a result that waited for the project's other files is not kept: it is checked again once they are read
-    if (!(this.opts.projectPending && result.calls.some((c) => c.unknownReason === PROJECT_PENDING))) memo.store(key, { shape, deps, lineFree, namesAt, valid: { state, row: startRow }, result: moveResult(result, -startRow) });
+    if (this.opts.projectPending && result.calls.some((c) => c.unknownReason === PROJECT_PENDING)) return;
+    // kept while the unit is unchanged, over many versions of the file: copied off this version's
+    // text, which each name cut from it would keep alive (one version for each unit, see ownStrings.ts)
+    const kept = ownCopy({ deps, namesAt, result: moveResult(result, -startRow) });
+    memo.store(key, { shape, lineFree, valid: { state, row: startRow }, ...kept });
   }
 
   /** The scopes of the functions the unit being visited defines, by node id (see `ownNames`): kept only while a unit whose result is kept is visited. */

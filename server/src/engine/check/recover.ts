@@ -6,6 +6,7 @@
  * would without it and keeps its exact position. Nothing inside a broken statement is reported.
  */
 import { differing, parsePython, parsePythonIncremental, type Node, type Tree } from '../parser';
+import { ownString } from '../ownStrings';
 
 const MAX_ROUNDS = 12;
 
@@ -320,7 +321,7 @@ function errorRowsAlone(text: string): number[] {
   let rows = pieceMemo.get(text);
   if (rows) {
     pieceMemo.delete(text);
-    pieceMemo.set(text, rows);
+    pieceMemo.set(ownString(text), rows);
     return rows;
   }
   const t = parsePython(text);
@@ -329,7 +330,9 @@ function errorRowsAlone(text: string): number[] {
   } finally {
     t.delete();
   }
-  pieceMemo.set(text, rows);
+  // (a piece is cut from the file's text: kept, it must not keep that version of the text, see
+  // ownStrings.ts; the same above)
+  pieceMemo.set(ownString(text), rows);
   pieceMemoChars += text.length;
   while (pieceMemoChars > PIECE_MEMO_CHARS && pieceMemo.size > 1) {
     const oldest = pieceMemo.keys().next().value as string;

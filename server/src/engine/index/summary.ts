@@ -6,7 +6,7 @@
 import { parsePython, type Node } from '../parser';
 import { closingBracket, importFromText, skeletonize, type TextImport } from './skeleton';
 import { annotationText, argumentNodes, dictUse, dotted, patternCaptures, type Expr, identifiersNamed, LEAF_TYPES, line1, readParams, statements, stringValue, toExpr, type Param } from '../syntax';
-import { ownString } from '../ownStrings';
+import { ownCopy, ownString } from '../ownStrings';
 
 export interface FunctionInfo {
   name: string;
@@ -2133,8 +2133,11 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
           assigns.set(a, [...(assigns.get(a) ?? []), '?']);
         }
         facts = { fn: isOverload(decorators) ? undefined : functionInfo(def, decorators, true), attrs: [...attrs], assigns };
+        // kept over many versions of the file (as long as the method does not change): copied
+        // off this version's text, which each name cut from it would keep alive (see ownStrings.ts)
+        if (ctx.methods) facts = ownCopy(facts);
       }
-      ctx.methods?.next.set(key, facts);
+      ctx.methods?.next.set(ownString(key), facts);
       for (const a of facts.attrs) cls.instanceAttrs.add(a);
       for (const [a, list] of facts.assigns) {
         const to = cls.attrAssigns.get(a);
