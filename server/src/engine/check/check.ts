@@ -15,13 +15,13 @@ import { annotationText, argumentNodes, dictUse, type Expr, identifiersNamed, LE
 import type { CallInfo, Finding, Range, SourceLocation } from '../types';
 import type { Param, ParamKind } from '../syntax';
 import { fixMoveImport } from './fixes';
-import { dependencyWords, fingerprintOf, moduleFacts, moveResult, NameFingerprints, type StatementMemo, type StatementResult } from './statements';
+import { dependencyWords, fingerprintOf, moduleFacts, moveResult, NameFingerprints, ownEntry, type StatementMemo, type StatementResult } from './statements';
 import { applySuppressions } from './suppress';
 import { decideVersionTest, type VersionNames, versionString } from './versionTests';
 import { notNnModuleMember } from '../resolve/specials';
 import { LibrarySites } from './librarySites';
 import { argExpr, dotted, readParams } from '../syntax';
-import { ownCopy, ownString } from '../ownStrings';
+import { ownString } from '../ownStrings';
 
 /**
  * Expressions, whose parts bind no name of the enclosing function except through `:=` (a walk for
@@ -1478,6 +1478,7 @@ class FileCheck {
         (hit.deps.every(([n, f]) => fp(n, hit.lineFree) === f) && (hit.namesAt === undefined || hit.namesAt.every(([rel, list]) => this.moduleNamesAt(startRow + rel).join(',') === list))))
     ) {
       hit.valid = { state, row: startRow };
+      ownEntry(hit);
       memo.store(key, hit);
       this.adopt(moveResult(hit.result, startRow, hit));
       this.reused++;
@@ -1514,10 +1515,8 @@ class FileCheck {
     const namesAt = this.namesAt.length ? [...new Set(this.namesAt)].map((r): [number, string] => [r - startRow, this.moduleNamesAt(r).join(',')]) : undefined;
     // a result that waited for the project's other files is not kept: it is checked again once they are read
     if (this.opts.projectPending && result.calls.some((c) => c.unknownReason === PROJECT_PENDING)) return;
-    // kept while the unit is unchanged, over many versions of the file: copied off this version's
-    // text, which each name cut from it would keep alive (one version for each unit, see ownStrings.ts)
-    const kept = ownCopy({ deps, namesAt, result: moveResult(result, -startRow) });
-    memo.store(key, { shape, lineFree, valid: { state, row: startRow }, ...kept });
+    // (copied off this version's text once it outlives a keystroke: see ownEntry)
+    memo.store(key, { shape, deps, lineFree, namesAt, valid: { state, row: startRow }, result: moveResult(result, -startRow) });
   }
 
   /** The scopes of the functions the unit being visited defines, by node id (see `ownNames`): kept only while a unit whose result is kept is visited. */

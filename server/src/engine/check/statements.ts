@@ -7,6 +7,7 @@
  * it again: a keystroke costs the statements it touched.
  */
 import { hashText, serialize } from '../index/cache';
+import { ownString } from '../ownStrings';
 import type { OverrideInfo } from './check';
 import type { Binding, FunctionInfo, ModuleSummary } from '../index/summary';
 import type { CallInfo, Finding, Position, Range } from '../types';
@@ -39,6 +40,8 @@ export interface Entry {
   valid?: { state: string; row: number };
   /** The findings and calls as last moved to a row, handed out again while the statement stays on that row. */
   moved?: { row: number; findings: Finding[]; calls: CallInfo[] };
+  /** The result and dependencies are copied off the text they were cut from (see `ownEntry`). */
+  owned?: boolean;
 }
 
 /** The reusable statement results of one file, for one checker (target or baseline). */
@@ -368,6 +371,43 @@ function moveFinding(f: Finding, delta: number): Finding {
 
 function moveCall(c: CallInfo, delta: number): CallInfo {
   return { ...c, range: moveRange(c.range, delta), extent: moveRange(c.extent, delta) };
+}
+
+/**
+ * An entry that outlived a keystroke (its statement did not change) is kept over many versions of
+ * the file from then on: its result and dependencies are copied off the text they were cut from,
+ * once (see ownStrings.ts). The entry of a statement being typed in is replaced at each keystroke
+ * and never copied.
+ */
+export function ownEntry(e: Entry): void {
+  if (e.owned) return;
+  e.result = ownResult(e.result);
+  e.deps = e.deps.map(([n, f]) => [ownString(n), f]);
+  e.moved = undefined;
+  e.owned = true;
+}
+
+/**
+ * The same result, with what may be cut from the file's text copied (see ownStrings.ts). What
+ * comes from the target and is large (a call's signatures and parameters, where a definition
+ * lies) is shared as it is: copying it would cost more than a keystroke's check saves.
+ */
+function ownResult(r: StatementResult): StatementResult {
+  return { ...r, findings: r.findings.map((f) => ownDeep(f) as Finding), calls: r.calls.map((c) => ownDeep(c) as CallInfo), overrides: r.overrides.map((o) => ownDeep(o) as OverrideInfo) };
+}
+
+/** Fields of findings, calls and overrides that hold what the target says (never cut from the checked file). */
+const TARGET_FIELDS = new Set(['signatures', 'params', 'definition', 'baseline']);
+
+/** A copy of plain data (objects, arrays) whose strings are copies, but for the target's fields (shared); maps, sets and other objects are shared. */
+function ownDeep(v: unknown, top = true): unknown {
+  if (typeof v === 'string') return ownString(v);
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => ownDeep(x, false));
+  if (Object.getPrototypeOf(v) !== Object.prototype) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = top && TARGET_FIELDS.has(k) ? x : ownDeep(x, false);
+  return out;
 }
 
 /**

@@ -1331,6 +1331,8 @@ interface MethodFacts {
   /** The instance attributes it names, in order (`*`: computed names). */
   attrs: string[];
   assigns: Map<string, string[]>;
+  /** Copied off the text it was made from (see ownStrings.ts): done once it outlives a keystroke. */
+  owned?: boolean;
 }
 
 function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): ClassInfo {
@@ -2114,6 +2116,13 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
       // method of a big class summarises that method only)
       const key = ctx.methods ? `${s.startPosition.row}:${s.startPosition.column}:${s.text}` : '';
       let facts = ctx.methods?.last.get(key);
+      if (facts && !facts.owned) {
+        // the method did not change since the last check: what is known of it is kept over many
+        // versions of the file from now on, copied off the text it was cut from (see
+        // ownStrings.ts; a method being typed in is not copied at each keystroke)
+        facts = ownCopy(facts);
+        facts.owned = true;
+      }
       if (!facts) {
         const decorators = decoratorsOf(s);
         const self = paramsOf(def)[0]?.name;
@@ -2133,10 +2142,8 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
           assigns.set(a, [...(assigns.get(a) ?? []), '?']);
         }
         facts = { fn: isOverload(decorators) ? undefined : functionInfo(def, decorators, true), attrs: [...attrs], assigns };
-        // kept over many versions of the file (as long as the method does not change): copied
-        // off this version's text, which each name cut from it would keep alive (see ownStrings.ts)
-        if (ctx.methods) facts = ownCopy(facts);
       }
+      // (the key too: an old version of a method stays among the keys for a while)
       ctx.methods?.next.set(ownString(key), facts);
       for (const a of facts.attrs) cls.instanceAttrs.add(a);
       for (const [a, list] of facts.assigns) {
@@ -2586,7 +2593,14 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
   if (memo && ctx.methods) {
     // methods of classes taken over whole were not walked: what is known of them is kept (a few thousand at most)
     const { last, next } = ctx.methods;
-    if (last.size + next.size < 4000) for (const [k, v] of last) if (!next.has(k)) next.set(k, v);
+    // (an old version of a method being typed in is among them: copied off its text, once)
+    if (last.size + next.size < 4000) {
+      for (const [k, v] of last) {
+        if (next.has(k)) continue;
+        if (v.owned) next.set(k, v);
+        else next.set(k, { ...ownCopy(v), owned: true });
+      }
+    }
     memo.methods = next;
   }
 
