@@ -5,7 +5,9 @@
  * points into the string it was cut from, and so keeps that whole string alive: one method name
  * kept from a module's summary keeps the module's whole text. What an editor's engine keeps for
  * hours (the summaries of the target's modules, the names its files set from outside) is copied
- * first, so that the texts it was read from can go.
+ * first, so that the texts it was read from can go; and what it keeps over many keystrokes (the
+ * results of the methods not typed in) is copied once it outlives one, so that each version of
+ * the edited file can go.
  */
 
 /** Slices of this length and more point into their parent string (V8's SlicedString::kMinLength). */

@@ -516,7 +516,7 @@ async function indexInBackground(forEngine: Engine): Promise<void> {
  * semi-spaces, see launch.json): collected by the next check, it pauses that check for one to
  * seven milliseconds, since the next check's own objects are alive then. Collected once the
  * check's diagnostics are written, almost nothing is alive (0.35 ms at the median, under a
- * millisecond at the 95th percentile, on the speculators generator), and the next check starts
+ * millisecond at the 95th percentile, in the engine's benchmark), and the next check starts
  * with room for what it makes. This runs before the server reads the next message: an edit that
  * arrives right after the diagnostics waits for it, and saves more than that in its check. Not
  * while a check is under way or waiting (it publishes again).
