@@ -1335,6 +1335,11 @@ interface MethodFacts {
   owned?: boolean;
 }
 
+/** What is known of a method, copied off the text it was cut from (see ownStrings.ts), once. */
+function ownedFacts(f: MethodFacts): MethodFacts {
+  return f.owned ? f : { ...ownCopy(f), owned: true };
+}
+
 function classInfo(def: Node, decorators: Expr[], ctx: Ctx, outer: string): ClassInfo {
   const name = def.childForFieldName('name')?.text ?? '?';
   const qualname = outer ? `${outer}.${name}` : `${ctx.module}.${name}`;
@@ -2116,14 +2121,10 @@ function walkClassBody(body: Node | null, cls: ClassInfo, ctx: Ctx, conditional:
       // method of a big class summarises that method only)
       const key = ctx.methods ? `${s.startPosition.row}:${s.startPosition.column}:${s.text}` : '';
       let facts = ctx.methods?.last.get(key);
-      if (facts && !facts.owned) {
-        // the method did not change since the last check: what is known of it is kept over many
-        // versions of the file from now on, copied off the text it was cut from (see
-        // ownStrings.ts; a method being typed in is not copied at each keystroke)
-        facts = ownCopy(facts);
-        facts.owned = true;
-      }
-      if (!facts) {
+      // the method did not change since the last check: what is known of it is kept over many
+      // versions of the file from now on (a method being typed in is not copied at each keystroke)
+      if (facts) facts = ownedFacts(facts);
+      else {
         const decorators = decoratorsOf(s);
         const self = paramsOf(def)[0]?.name;
         const raw = bodyText(def);
@@ -2594,13 +2595,7 @@ export function summarizeTree(root: Node, text: string, name: string, isPackage:
     // methods of classes taken over whole were not walked: what is known of them is kept (a few thousand at most)
     const { last, next } = ctx.methods;
     // (an old version of a method being typed in is among them: copied off its text, once)
-    if (last.size + next.size < 4000) {
-      for (const [k, v] of last) {
-        if (next.has(k)) continue;
-        if (v.owned) next.set(k, v);
-        else next.set(k, { ...ownCopy(v), owned: true });
-      }
-    }
+    if (last.size + next.size < 4000) for (const [k, v] of last) if (!next.has(k)) next.set(k, ownedFacts(v));
     memo.methods = next;
   }
 
